@@ -1,0 +1,551 @@
+"""The kit's data: GPUs, models, prices, interconnects and usage scenarios.
+
+Everything is read from the CSV files in ``data/`` (documented column by column in
+``data/README.md``), checked against the schemas below, and cached. A bad value fails
+loudly with the file, the row and the column named; nothing becomes a silent NaN.
+
+Public functions:
+
+* :func:`gpus`, :func:`models`, :func:`prices`, :func:`interconnects`, :func:`scenarios`
+  return :class:`pandas.DataFrame` copies of the tables;
+* :func:`gpu` and :func:`model` look one entry up by name (case, spaces, hyphens and vendor
+  prefixes ignored; aliases known) and return a frozen record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import difflib
+import functools
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .architecture import Model, from_hf_config
+
+__all__ = [
+    "GPU",
+    "DataError",
+    "data_dir",
+    "gpu",
+    "gpus",
+    "interconnects",
+    "load_table",
+    "model",
+    "models",
+    "prices",
+    "scenarios",
+]
+
+
+class DataError(ValueError):
+    """A data file holds a value that breaks its schema (the message names file, row and column)."""
+
+
+def data_dir() -> Path:
+    """The folder the kit reads its CSV files from.
+
+    ``$HWGUIDE_DATA`` when set, else the ``data/`` folder beside the package in the repository.
+    """
+    env = os.environ.get("HWGUIDE_DATA")
+    path = Path(env) if env else Path(__file__).resolve().parent.parent / "data"
+    if not (path / "gpus.csv").is_file():
+        raise FileNotFoundError(
+            f"hwguide's data folder was not found at {path}. Install the kit from its repository "
+            "with `pip install -e .` (as requirements.txt does), or set HWGUIDE_DATA to a folder "
+            "that holds gpus.csv, models.csv, prices.csv, interconnects.csv and scenarios.csv."
+        )
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Schemas. kind: str | int | float | bool | date. `required` cells may not be empty; `positive`
+# numbers must be > 0 and `nonnegative` ones >= 0; `choices` lists the allowed values.
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Col:
+    """One column of a data file: its type and the rules a value must follow."""
+
+    kind: str = "str"
+    required: bool = False
+    positive: bool = False
+    nonnegative: bool = False
+    choices: tuple[str, ...] = ()
+    low: float | None = None
+    high: float | None = None
+
+
+REQ = Col(required=True)
+DATE = Col("date", required=True)
+POS = Col("float", positive=True)
+POS_INT = Col("int", positive=True)
+
+SCHEMAS: dict[str, dict[str, Col]] = {
+    "gpus": {
+        "name": REQ,
+        "aliases": Col(),
+        "architecture": Col(
+            required=True, choices=("Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")
+        ),
+        "year": Col("int", low=2016, high=2030),
+        "segment": Col(required=True, choices=("consumer", "workstation", "datacenter")),
+        "market": Col(required=True, choices=("global", "china", "cloud", "modded")),
+        "memory_gib": Col("float", required=True, positive=True),
+        "memory_type": Col(
+            required=True, choices=("GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e")
+        ),
+        "bus_bits": POS_INT,
+        "bandwidth_gbs": Col("float", required=True, positive=True),
+        "cuda_cores": POS_INT,
+        "tensor_cores": POS_INT,
+        "tensor_gen": Col("int", low=1, high=5),
+        "fp32_tflops": POS,
+        "fp16_tflops": POS,
+        "bf16_tflops": POS,
+        "fp16_acc16_tflops": POS,
+        "fp16_sparse_tflops": POS,
+        "fp8_tflops": POS,
+        "fp8_sparse_tflops": POS,
+        "int8_tops": POS,
+        "int8_sparse_tops": POS,
+        "fp4_tflops": POS,
+        "tdp_w": Col("float", required=True, positive=True),
+        "nvlink_gbs": Col("float", nonnegative=True),
+        "pcie_gen": Col("int", low=3, high=6),
+        "form_factor": Col(),
+        "msrp_usd": POS,
+        "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "models": {
+        "name": REQ,
+        "aliases": Col(),
+        "family": REQ,
+        "hf_repo": Col(),
+        "config_file": REQ,
+        "params_total_b": POS,
+        "params_active_b": POS,
+        "params_source": Col(),
+        "config_source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "prices": {
+        "gpu": REQ,
+        "date": DATE,
+        "currency": Col(required=True, choices=("CNY", "USD")),
+        "amount": Col("float", required=True, positive=True),
+        "kind": Col(
+            required=True,
+            choices=(
+                "msrp",
+                "street-new",
+                "street-used",
+                "cloud-hourly",
+                "estimate-new",
+                "estimate-used",
+            ),
+        ),
+        "region": REQ,
+        "source": REQ,
+        "notes": Col(),
+    },
+    "interconnects": {
+        "name": REQ,
+        "kind": Col(required=True, choices=("pcie", "nvlink", "nvswitch")),
+        "per_direction_gbs": Col("float", required=True, positive=True),
+        "total_gbs": Col("float", required=True, positive=True),
+        "links": POS_INT,
+        "used_by": Col(),
+        "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "scenarios": {
+        "scenario": REQ,
+        "name_en": REQ,
+        "name_zh": REQ,
+        "tier": Col(required=True, choices=("basic", "advanced")),
+        "infer_finetune_min_b": Col("float", required=True, positive=True),
+        "infer_finetune_max_b": Col("float", required=True, positive=True),
+        "train_b": Col("float", required=True, positive=True),
+        "users_min": Col("int", required=True, positive=True),
+        "users_max": Col("int", required=True, positive=True),
+        "data_scale": REQ,
+        "vram_estimate_gb": Col("float", required=True, positive=True),
+        "gpu": REQ,
+        "gpu_count": Col("int", required=True, positive=True),
+        "cpu": REQ,
+        "ram_gb": Col("float", required=True, positive=True),
+        "disk_tb": Col("float", required=True, positive=True),
+        "price_cny": Col("float", required=True, positive=True),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+}
+
+_FILES = {kind: f"{kind}.csv" for kind in SCHEMAS}
+
+
+def _convert(value: str, col: Col, where: str) -> Any:
+    """Turn one CSV cell into a typed value, or raise DataError saying what is wrong and where."""
+    text = value.strip()
+    if text == "":
+        if col.required:
+            raise DataError(f"{where}: the value is required but empty")
+        return None
+    try:
+        if col.kind == "str":
+            out: Any = text
+        elif col.kind == "int":
+            number = float(text)
+            if not number.is_integer():
+                raise ValueError
+            out = int(number)
+        elif col.kind == "float":
+            out = float(text)
+            if not math.isfinite(out):
+                raise ValueError
+        elif col.kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise ValueError
+            out = text.lower() == "true"
+        elif col.kind == "date":
+            out = _dt.date.fromisoformat(text)
+        else:  # pragma: no cover - a schema typo
+            raise AssertionError(col.kind)
+    except ValueError:
+        raise DataError(f"{where}: {text!r} is not a valid {col.kind}") from None
+    if col.choices and out not in col.choices:
+        raise DataError(f"{where}: {text!r} is not one of {', '.join(col.choices)}")
+    if col.positive and out <= 0:
+        raise DataError(f"{where}: {text!r} must be greater than 0")
+    if col.nonnegative and out < 0:
+        raise DataError(f"{where}: {text!r} must not be negative")
+    if col.low is not None and out < col.low or col.high is not None and out > col.high:
+        raise DataError(f"{where}: {text!r} is outside {col.low}..{col.high}")
+    return out
+
+
+def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+    """Read and validate one data file; ``kind`` is one of gpus, models, prices, interconnects, scenarios.
+
+    ``path`` reads another file with the same columns (your own GPUs or prices, say) and checks it
+    the same way. Returns a fresh DataFrame; empty cells are ``None``.
+    """
+    if kind not in SCHEMAS:
+        raise ValueError(f"kind={kind!r} is not a data table; choose one of {', '.join(SCHEMAS)}")
+    schema = SCHEMAS[kind]
+    file = Path(path) if path is not None else data_dir() / _FILES[kind]
+    label = file.name if path is None else str(file)
+    raw = pd.read_csv(file, dtype=str, keep_default_na=False, encoding="utf-8")
+    missing = [c for c in schema if c not in raw.columns]
+    extra = [c for c in raw.columns if c not in schema]
+    if missing or extra:
+        raise DataError(
+            f"{label}: columns differ from the schema (missing: {missing or 'none'}; "
+            f"unexpected: {extra or 'none'})"
+        )
+    rows = []
+    for i, record in enumerate(raw.to_dict("records")):
+        first = record[next(iter(schema))]
+        row = {}
+        for column, col in schema.items():
+            where = f"{label}, row {i + 2} ({first}), column {column!r}"
+            row[column] = _convert(record[column], col, where)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=list(schema), dtype=object)
+    for column, col in schema.items():
+        if col.kind in _DTYPES:
+            frame[column] = frame[column].astype(_DTYPES[col.kind])
+    return frame
+
+
+# pandas dtypes per column kind: whole numbers stay whole (nullable Int64), empty floats are NaN;
+# text and dates stay Python objects with None for empty cells.
+_DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
+
+
+def _plain(value: Any) -> Any:
+    """A DataFrame cell as a plain Python value: NaN/NA become None, numpy numbers Python ones."""
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
+@functools.cache
+def _table(kind: str) -> pd.DataFrame:
+    frame = load_table(kind)
+    if kind == "gpus":
+        _check_gpus(frame)
+    elif kind == "prices":
+        known = set(_table("gpus")["name"])
+        for i, name in enumerate(frame["gpu"]):
+            if name not in known:
+                raise DataError(f"prices.csv, row {i + 2}, column 'gpu': {name!r} is not in gpus.csv")
+    return frame
+
+
+def _check_gpus(frame: pd.DataFrame) -> None:
+    """Cross-column rules: a dense figure never exceeds its printed sparse twin."""
+    for dense, sparse in (
+        ("fp16_tflops", "fp16_sparse_tflops"),
+        ("bf16_tflops", "fp16_sparse_tflops"),
+        ("fp8_tflops", "fp8_sparse_tflops"),
+        ("int8_tops", "int8_sparse_tops"),
+    ):
+        for i, (a, b, name) in enumerate(zip(frame[dense], frame[sparse], frame["name"])):
+            if a > b:  # False whenever either is NaN
+                raise DataError(
+                    f"gpus.csv, row {i + 2} ({name}), column {dense!r}: dense {a} exceeds "
+                    f"its sparse twin {sparse}={b}"
+                )
+
+
+def gpus() -> pd.DataFrame:
+    """All GPUs of the catalog, one row per variant (columns as in data/README.md; units in names)."""
+    return _table("gpus").copy()
+
+
+def prices() -> pd.DataFrame:
+    """Dated price observations: gpu, date, currency (CNY/USD), amount, kind, region, source."""
+    return _table("prices").copy()
+
+
+def interconnects() -> pd.DataFrame:
+    """PCIe, NVLink and NVSwitch links with per-direction and total bandwidth in GB/s."""
+    return _table("interconnects").copy()
+
+
+def scenarios() -> pd.DataFrame:
+    """The source material's three usage scenarios, one row per scenario and tier (basic/advanced)."""
+    return _table("scenarios").copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# Records and name look-up
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class GPU:
+    """One GPU of the catalog; the attributes are the columns of data/gpus.csv.
+
+    Units are in the names: ``memory_gib`` (GiB, as marketed: a "24 GB" card has 24 GiB),
+    ``bandwidth_gbs`` (GB/s = 1e9 bytes/s), ``*_tflops`` / ``*_tops`` (1e12 operations/s; tensor
+    figures dense unless the name says ``sparse``, with FP32 accumulation unless it says
+    ``acc16``), ``tdp_w`` (watts), ``nvlink_gbs`` (total of both directions, GB/s).
+    Missing values are ``None``.
+    """
+
+    name: str
+    aliases: tuple[str, ...]
+    architecture: str
+    year: int
+    segment: str
+    market: str
+    memory_gib: float
+    memory_type: str
+    bus_bits: int | None
+    bandwidth_gbs: float
+    cuda_cores: int | None
+    tensor_cores: int | None
+    tensor_gen: int | None
+    fp32_tflops: float
+    fp16_tflops: float
+    bf16_tflops: float | None
+    fp16_acc16_tflops: float | None
+    fp16_sparse_tflops: float | None
+    fp8_tflops: float | None
+    fp8_sparse_tflops: float | None
+    int8_tops: float | None
+    int8_sparse_tops: float | None
+    fp4_tflops: float | None
+    tdp_w: float
+    nvlink_gbs: float | None
+    pcie_gen: int | None
+    form_factor: str | None
+    msrp_usd: float | None
+    sources: tuple[str, ...]
+    checked: _dt.date
+    notes: str | None
+
+    @property
+    def memory_bytes(self) -> int:
+        """Memory size in bytes (GiB × 2**30)."""
+        return int(self.memory_gib * 2**30)
+
+    @property
+    def ridge_flops_per_byte(self) -> float:
+        """Dense FP16 Tensor FLOPs per byte of memory traffic at which compute and bandwidth balance."""
+        return self.fp16_tflops * 1e12 / (self.bandwidth_gbs * 1e9)
+
+
+_VENDOR = re.compile(r"^(nvidia|geforce|tesla|quadro)+")
+
+
+def normalize_name(name: str) -> str:
+    """The look-up key of a name: lower case, no spaces/hyphens/underscores/dots, no vendor prefix.
+
+    ``"NVIDIA GeForce RTX 4090"`` → ``"rtx4090"``; ``"2080ti 22G"`` → ``"2080ti22gb"``;
+    ``"meta-llama/Llama-3.1-8B"`` → ``"llama318b"``.
+    """
+    text = name.strip().lower().split("/")[-1]
+    text = re.sub(r"(\d)\s*g(?:b|ib)?(?![a-z0-9])", r"\1gb", text)
+    text = re.sub(r"[\s\-_.()]+", "", text)
+    return _VENDOR.sub("", text)
+
+
+def _keys(names: list[str], aliases: list[str | None], label: str) -> dict[str, str]:
+    """Map every look-up key to its canonical name; an alias claimed twice is a data error."""
+    keys: dict[str, str] = {}
+    for name, alias_text in zip(names, aliases):
+        for alias in [name, *(a for a in (alias_text or "").split(";") if a.strip())]:
+            key = normalize_name(alias)
+            if keys.get(key, name) != name:
+                raise DataError(f"{label}: {alias!r} names both {keys[key]!r} and {name!r}")
+            keys[key] = name
+    for name in names:  # "RTX 4090" is also "4090", unless that is already taken
+        short = normalize_name(name).removeprefix("rtx")
+        keys.setdefault(short, name)
+    return keys
+
+
+@functools.cache
+def _gpu_keys() -> dict[str, str]:
+    table = _table("gpus")
+    return _keys(list(table["name"]), list(table["aliases"]), "gpus.csv")
+
+
+@functools.cache
+def _model_keys() -> dict[str, str]:
+    table = _table("models")
+    return _keys(list(table["name"]), list(table["aliases"]), "models.csv")
+
+
+def resolve(name: str, keys: dict[str, str], what: str, argument: str = "name") -> str:
+    """The canonical name for ``name``, or a LookupError naming the closest matches.
+
+    An exact key wins; otherwise a key that starts with the query is accepted when only one
+    entry has such a key (``"RTX 2080 Ti 22"`` finds ``RTX 2080 Ti 22GB``).
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise LookupError(f"{argument} must be a non-empty {what} name, not {name!r}")
+    key = normalize_name(name)
+    if key in keys:
+        return keys[key]
+    starts = sorted({canon for k, canon in keys.items() if k.startswith(key)})
+    if len(starts) == 1:
+        return starts[0]
+    if len(starts) > 1:
+        raise LookupError(f"{argument}={name!r} matches several {what}s: {', '.join(starts)}. Pick one.")
+    close = difflib.get_close_matches(key, list(keys), n=8, cutoff=0.6)
+    suggestions = list(dict.fromkeys(keys[k] for k in close))[:5]
+    hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
+    listing = "hg.gpus()" if what == "GPU" else "hg.models()"
+    raise LookupError(f"{argument}={name!r} is not a known {what}.{hint} See {listing} for all.")
+
+
+def _split(text: str | None) -> tuple[str, ...]:
+    return tuple(p.strip() for p in (text or "").split(";") if p.strip())
+
+
+@functools.cache
+def _gpu_record(name: str) -> GPU:
+    row = {k: _plain(v) for k, v in _table("gpus").set_index("name").loc[name].items()}
+    row["aliases"] = _split(row["aliases"])
+    row["sources"] = tuple(s for s in re.split(r"\s+;\s+|\s+", row["sources"] or "") if s)
+    return GPU(name=name, **row)
+
+
+def gpu(name: str) -> GPU:
+    """Look a GPU up by name or alias, e.g. ``"4090"``, ``"rtx4090"``, ``"GeForce RTX 4090"``.
+
+    Raises LookupError (naming the closest matches) for an unknown or ambiguous name.
+    """
+    if isinstance(name, GPU):
+        return name
+    return _gpu_record(resolve(name, _gpu_keys(), "GPU"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Models: data/models.csv is the index (names, published parameter counts, sources); the
+# architecture of each model is its Hugging Face config.json under data/models/.
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _model_record(name: str) -> Model:
+    row = {k: _plain(v) for k, v in _table("models").set_index("name").loc[name].items()}
+    config = data_dir() / row["config_file"]
+    return from_hf_config(
+        config,
+        name=name,
+        params_total_b=row["params_total_b"],
+        params_active_b=row["params_active_b"],
+        source=row["config_source"],
+    )
+
+
+def model(name: str) -> Model:
+    """Look a model up by name, alias or Hugging Face repo id, e.g. ``"llama-3.1-8b"``.
+
+    Raises LookupError (naming the closest matches) for an unknown or ambiguous name.
+    """
+    if isinstance(name, Model):
+        return name
+    return _model_record(resolve(name, _model_keys(), "model"))
+
+
+MODEL_COLUMNS = [
+    "name",
+    "family",
+    "params_total_b",
+    "params_active_b",
+    "layers",
+    "hidden_size",
+    "ffn_size",
+    "gated_ffn",
+    "heads",
+    "kv_heads",
+    "head_dim",
+    "vocab_size",
+    "tied_embeddings",
+    "max_context",
+    "attention",
+    "sliding_window",
+    "experts",
+    "experts_per_token",
+    "hf_repo",
+]
+
+
+@functools.cache
+def _models_frame() -> pd.DataFrame:
+    index = _table("models")
+    rows = []
+    for name, family, repo in zip(index["name"], index["family"], index["hf_repo"]):
+        record = _model_record(name)
+        extra = {"family": family, "hf_repo": repo}
+        rows.append({c: extra[c] if c in extra else getattr(record, c) for c in MODEL_COLUMNS})
+    frame = pd.DataFrame(rows, columns=MODEL_COLUMNS)
+    frame["sliding_window"] = frame["sliding_window"].astype("Int64")
+    return frame
+
+
+def models() -> pd.DataFrame:
+    """All models of the catalog with the architecture fields the memory and speed math uses.
+
+    ``params_*_b`` are the published counts in billions; the other columns come from each
+    model's config.json (see :class:`hwguide.Model` for their meaning).
+    """
+    return _models_frame().copy()

@@ -1,0 +1,115 @@
+"""Course helpers: notebook set-up, the environment check and "which GPU is in this machine?"."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import re
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["check_environment", "local_gpus", "setup"]
+
+# Fonts tried in order for figure text; the CJK ones render Chinese labels (显存, 算力) where
+# installed (Debian: fonts-noto-cjk or fonts-wqy-microhei), DejaVu Sans ships with matplotlib.
+FONT_STACK = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Micro Hei"]
+
+
+def setup() -> None:
+    """Make notebook output readable and deterministic: PNG figures, fixed sizes, wide tables."""
+    import matplotlib as mpl
+
+    mpl.rcParams.update(
+        {
+            "figure.figsize": (7.5, 4.5),
+            "figure.dpi": 100,
+            "savefig.dpi": 100,
+            "font.family": "sans-serif",
+            "font.sans-serif": FONT_STACK,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "svg.hashsalt": "hwguide",
+        }
+    )
+    pd.set_option("display.max_columns", 40)
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_colwidth", 60)
+    try:
+        from IPython import get_ipython
+
+        if get_ipython() is not None:
+            from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+            set_matplotlib_formats("png")
+    except ImportError:  # plain Python: nothing to configure
+        pass
+
+
+def _requirements() -> list[tuple[str, str]]:
+    """(package, lower bound) pairs from requirements.txt, in file order."""
+    path = Path(__file__).resolve().parent.parent / "requirements.txt"
+    pairs = []
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*>=\s*([0-9][0-9.]*)", line)
+            if match:
+                pairs.append((match.group(1), match.group(2)))
+    return pairs
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+def check_environment() -> pd.DataFrame:
+    """Python and each required package: the version found, the minimum tested, and ok or not."""
+    rows = [
+        {
+            "package": "python",
+            "installed": platform.python_version(),
+            "required": "3.11",
+            "ok": sys.version_info >= (3, 11),
+        }
+    ]
+    for package, minimum in _requirements():
+        try:
+            found = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            found = None
+        ok = found is not None and _version_tuple(found) >= _version_tuple(minimum)
+        rows.append({"package": package, "installed": found or "missing", "required": minimum, "ok": ok})
+    return pd.DataFrame(rows)
+
+
+def local_gpus() -> pd.DataFrame:
+    """The NVIDIA GPUs in this machine, read through NVML (the nvidia-ml-py package).
+
+    Columns: ``index``, ``name`` (as the driver reports it), ``memory_gib`` (total, GiB) and
+    ``catalog`` (the matching catalog entry, or None). Empty when no NVIDIA driver or GPU is found.
+    """
+    from .catalog import gpu
+
+    columns = ["index", "name", "memory_gib", "catalog"]
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+    except Exception:  # no library, no driver, or no GPU: all mean "none found"
+        return pd.DataFrame(columns=columns)
+    rows = []
+    try:
+        for index in range(pynvml.nvmlDeviceGetCount()):
+            handle = pynvml.nvmlDeviceGetHandleByIndex(index)
+            name = pynvml.nvmlDeviceGetName(handle)
+            name = name.decode() if isinstance(name, bytes) else name
+            memory = pynvml.nvmlDeviceGetMemoryInfo(handle).total / 2**30
+            try:
+                match = gpu(name).name
+            except LookupError:
+                match = None
+            rows.append({"index": index, "name": name, "memory_gib": round(memory, 1), "catalog": match})
+    finally:
+        pynvml.nvmlShutdown()
+    return pd.DataFrame(rows, columns=columns)

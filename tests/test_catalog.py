@@ -1,0 +1,150 @@
+"""Look-ups, records and published values of the GPU catalog."""
+
+import dataclasses
+import shutil
+
+import pytest
+
+import hwguide as hg
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["RTX 4090", "4090", "rtx4090", "GeForce RTX 4090", "NVIDIA GeForce RTX 4090", " rtx-4090 "],
+)
+def test_gpu_lookup_ignores_case_spaces_and_vendor_prefixes(query):
+    assert hg.gpu(query).name == "RTX 4090"
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("2080ti 22G", "RTX 2080 Ti 22GB"),  # as the source material writes it
+        ("2080 Ti", "RTX 2080 Ti"),
+        ("Tesla V100-SXM2-32GB", "V100 SXM2 32GB"),  # as nvidia-smi reports it
+        ("NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB"),
+        ("NVIDIA H100 80GB HBM3", "H100 SXM"),
+        ("rtx 6000 ada", "RTX 6000 Ada"),
+        ("L40S", "L40S"),
+    ],
+)
+def test_gpu_lookup_by_alias(query, name):
+    assert hg.gpu(query).name == name
+
+
+def test_unknown_gpu_names_closest_matches():
+    with pytest.raises(LookupError) as err:
+        hg.gpu("RTX 4095")
+    message = str(err.value)
+    assert "RTX 4095" in message and "RTX 4090" in message
+
+
+def test_ambiguous_gpu_lists_the_variants():
+    with pytest.raises(LookupError) as err:
+        hg.gpu("A100")
+    message = str(err.value)
+    for variant in ("A100 PCIe 40GB", "A100 PCIe 80GB", "A100 SXM4 40GB", "A100 SXM4 80GB"):
+        assert variant in message
+
+
+@pytest.mark.parametrize("bad", ["", "   ", None, 4090])
+def test_empty_or_non_string_name_is_a_lookup_error(bad):
+    with pytest.raises(LookupError, match="name"):
+        hg.gpu(bad)
+
+
+def test_gpu_record_is_frozen_and_typed():
+    card = hg.gpu("RTX 4090")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        card.memory_gib = 48
+    assert isinstance(card.sources, tuple) and card.sources
+    assert all(s.startswith("http") for s in card.sources)
+    assert card.memory_bytes == 24 * 2**30
+
+
+# Figures looked up in NVIDIA's documents (URLs in data/gpus.csv, column `sources`).
+@pytest.mark.parametrize(
+    ("name", "column", "value"),
+    [
+        ("RTX 4090", "memory_gib", 24),
+        ("RTX 4090", "bandwidth_gbs", 1008),  # Ada whitepaper, product page
+        ("RTX 3090", "bandwidth_gbs", 936),  # GA102 whitepaper
+        ("A100 SXM4 80GB", "bandwidth_gbs", 2039),  # A100 datasheet
+        ("A100 SXM4 80GB", "fp16_tflops", 312),  # A100 datasheet, dense
+        ("A100 PCIe 80GB", "bandwidth_gbs", 1935),
+        ("A100 SXM4 40GB", "bandwidth_gbs", 1555),
+        ("H100 SXM", "bandwidth_gbs", 3350),  # H100 datasheet: 3.35 TB/s
+        ("H100 SXM", "bf16_tflops", 989.5),  # datasheet 1,979 with sparsity / 2
+        ("H100 SXM", "memory_gib", 80),
+        ("V100 SXM2 32GB", "fp16_tflops", 125),  # V100 datasheet "Tensor Performance"
+        ("T4", "memory_gib", 16),
+        ("L40S", "memory_gib", 48),
+    ],
+)
+def test_published_values(name, column, value):
+    assert getattr(hg.gpu(name), column) == pytest.approx(value, rel=0.002)
+
+
+def test_rtx_3090_has_nvlink_and_rtx_40_series_does_not():
+    # The source material says the RTX 30 series dropped NVLink; the 3090 kept a bridge.
+    assert hg.gpu("RTX 3090").nvlink_gbs > 0
+    for name in ("RTX 4060 Ti 16GB", "RTX 4070 Ti", "RTX 4080", "RTX 4080 SUPER", "RTX 4090"):
+        assert hg.gpu(name).nvlink_gbs == 0
+
+
+def test_geforce_fp16_accumulate_is_twice_fp32_accumulate():
+    for name in ("RTX 3090", "RTX 4090"):
+        card = hg.gpu(name)
+        assert card.fp16_acc16_tflops == pytest.approx(2 * card.fp16_tflops, rel=0.01)
+
+
+def test_load_table_names_file_row_and_column(tmp_path):
+    bad = tmp_path / "gpus.csv"
+    shutil.copy(hg.data_dir() / "gpus.csv", bad)
+    lines = bad.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split(",")
+    cells = lines[1].split(",")
+    cells[header.index("bandwidth_gbs")] = "fast"
+    lines[1] = ",".join(cells)
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(hg.DataError) as err:
+        hg.load_table("gpus", bad)
+    message = str(err.value)
+    assert "row 2" in message and "'bandwidth_gbs'" in message and "'fast'" in message
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("memory_gib", "-24", "greater than 0"),
+        ("segment", "gaming", "consumer, workstation, datacenter"),
+        ("sources", "", "required"),
+        ("checked", "yesterday", "date"),
+        ("year", "20.5", "int"),
+    ],
+)
+def test_bad_values_fail_loudly(tmp_path, column, value, expected):
+    import csv
+
+    src = hg.data_dir() / "gpus.csv"
+    with open(src, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    rows[0][column] = value
+    bad = tmp_path / "gpus.csv"
+    with open(bad, "w", encoding="utf-8", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with pytest.raises(hg.DataError, match=expected):
+        hg.load_table("gpus", bad)
+
+
+def test_unknown_table_kind():
+    with pytest.raises(ValueError, match="gpus, models, prices"):
+        hg.load_table("cards")
+
+
+def test_gpus_returns_a_copy():
+    table = hg.gpus()
+    table.loc[0, "memory_gib"] = -1
+    assert (hg.gpus()["memory_gib"] > 0).all()

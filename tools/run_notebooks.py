@@ -1,0 +1,39 @@
+"""Re-execute the course notebooks in place so their committed outputs match the package.
+
+    python tools/run_notebooks.py                 # every notebook under notebooks/
+    python tools/run_notebooks.py notebooks/00_start_here.ipynb
+
+Runs each notebook top to bottom in this Python environment (kernel ``python3``), with the
+working directory set to the notebook's folder, as nbval does. Per-cell timing metadata is
+dropped so that re-running an unchanged notebook leaves an unchanged file.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    nbformat.write(nb, path)
+    print(f"ran {path.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    targets = [Path(p).resolve() for p in sys.argv[1:]] or sorted(
+        p for p in (ROOT / "notebooks").rglob("*.ipynb") if ".ipynb_checkpoints" not in p.parts
+    )
+    for target in targets:
+        run(target)
