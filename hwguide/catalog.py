@@ -384,11 +384,6 @@ class GPU:
         """Memory size in bytes (GiB × 2**30)."""
         return int(self.memory_gib * 2**30)
 
-    @property
-    def ridge_flops_per_byte(self) -> float:
-        """Dense FP16 Tensor FLOPs per byte of memory traffic at which compute and bandwidth balance."""
-        return self.fp16_tflops * 1e12 / (self.bandwidth_gbs * 1e9)
-
 
 _VENDOR = re.compile(r"^(nvidia|geforce|tesla|quadro)+")
 
