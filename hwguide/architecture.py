@@ -284,3 +284,150 @@ def from_hf_config(
         source=source,
         config=types.MappingProxyType(data),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The model's weight tensors, and parameter counts derived from them
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Tensor:
+    """One weight tensor of a model (or ``count`` identical ones, e.g. the experts of a layer).
+
+    ``kind`` names its role: embedding, position, lm_head, norm, bias, attn_q, attn_k, attn_v,
+    attn_o, attn_q_a, attn_q_b, attn_kv_a, attn_kv_b (MLA), ffn_gate, ffn_up, ffn_down, router,
+    expert_gate, expert_up, expert_down, shared_gate, shared_up, shared_down, pooler.
+    ``layer`` is the block index (None outside the blocks). ``active`` is how many of the
+    ``count`` copies one token uses (MoE routing); ``shape`` is (rows, cols) or (n,).
+    """
+
+    name: str
+    kind: str
+    shape: tuple[int, ...]
+    layer: int | None = None
+    count: int = 1
+    active: int = 1
+
+    @property
+    def size(self) -> int:
+        """Parameters in one copy."""
+        return math.prod(self.shape)
+
+
+LINEAR_KINDS = {
+    "attn_q", "attn_k", "attn_v", "attn_o", "attn_q_a", "attn_q_b", "attn_kv_a", "attn_kv_b",
+    "ffn_gate", "ffn_up", "ffn_down", "expert_gate", "expert_up", "expert_down",
+    "shared_gate", "shared_up", "shared_down",
+}  # fmt: skip
+
+
+def _attention(m: Model, i: int) -> list[Tensor]:
+    h, q, kv = m.hidden_size, m.heads * m.head_dim, m.kv_heads * m.head_dim
+    out: list[Tensor] = []
+    if m.attention == "MLA":
+        # DeepSeek-V2/V3 multi-head latent attention (transformers models/deepseek_v3 modeling):
+        # q_a_proj, q_a_layernorm, q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj; o_proj.
+        rope, nope, v = m.qk_rope_head_dim or 0, m.qk_nope_head_dim or 0, m.v_head_dim or m.head_dim
+        lora_kv = m.kv_lora_rank or 0
+        if m.q_lora_rank:
+            out += [
+                Tensor(f"blk.{i}.attn_q_a", "attn_q_a", (m.q_lora_rank, h), i),
+                Tensor(f"blk.{i}.attn_q_a_norm", "norm", (m.q_lora_rank,), i),
+                Tensor(f"blk.{i}.attn_q_b", "attn_q_b", (m.heads * (nope + rope), m.q_lora_rank), i),
+            ]
+        else:
+            out.append(Tensor(f"blk.{i}.attn_q", "attn_q", (m.heads * (nope + rope), h), i))
+        out += [
+            Tensor(f"blk.{i}.attn_kv_a", "attn_kv_a", (lora_kv + rope, h), i),
+            Tensor(f"blk.{i}.attn_kv_a_norm", "norm", (lora_kv,), i),
+            Tensor(f"blk.{i}.attn_kv_b", "attn_kv_b", (m.heads * (nope + v), lora_kv), i),
+            Tensor(f"blk.{i}.attn_output", "attn_o", (h, m.heads * v), i),
+        ]
+        return out
+    out += [
+        Tensor(f"blk.{i}.attn_q", "attn_q", (q, h), i),
+        Tensor(f"blk.{i}.attn_k", "attn_k", (kv, h), i),
+        Tensor(f"blk.{i}.attn_v", "attn_v", (kv, h), i),
+        Tensor(f"blk.{i}.attn_output", "attn_o", (h, q), i),
+    ]
+    if m.qkv_bias:
+        out.append(Tensor(f"blk.{i}.attn_qkv_bias", "bias", (q + 2 * kv,), i))
+    if m.linear_bias:
+        out.append(Tensor(f"blk.{i}.attn_output_bias", "bias", (h,), i))
+    return out
+
+
+def _feed_forward(m: Model, i: int) -> list[Tensor]:
+    h = m.hidden_size
+    if m.experts and _is_moe_layer(m, i):
+        f, e = m.moe_ffn_size or m.ffn_size, m.experts
+        out = [Tensor(f"blk.{i}.ffn_gate_inp", "router", (e, h), i)]
+        out += [
+            Tensor(f"blk.{i}.ffn_{part}_exps", f"expert_{part}", shape, i, e, m.experts_per_token)
+            for part, shape in (("gate", (f, h)), ("up", (f, h)), ("down", (h, f)))
+        ]
+        if m.shared_experts:
+            fs = f * m.shared_experts  # DeepSeek: one shared MLP of width n_shared × moe_ffn
+            out += [
+                Tensor(f"blk.{i}.ffn_{part}_shexp", f"shared_{part}", shape, i)
+                for part, shape in (("gate", (fs, h)), ("up", (fs, h)), ("down", (h, fs)))
+            ]
+        if m.model_type.startswith("deepseek"):
+            out.append(Tensor(f"blk.{i}.exp_probs_b", "bias", (e,), i))  # routing bias (V3)
+        return out
+    f = m.ffn_size
+    out = [Tensor(f"blk.{i}.ffn_up", "ffn_up", (f, h), i), Tensor(f"blk.{i}.ffn_down", "ffn_down", (h, f), i)]
+    if m.gated_ffn:
+        out.insert(0, Tensor(f"blk.{i}.ffn_gate", "ffn_gate", (f, h), i))
+    if m.linear_bias:
+        out.append(Tensor(f"blk.{i}.ffn_bias", "bias", (f + h,), i))
+    return out
+
+
+def _is_moe_layer(m: Model, i: int) -> bool:
+    data = m.config
+    if m.model_type.startswith("deepseek"):
+        first_dense = int(data.get("first_k_dense_replace") or 0)
+        return i >= first_dense and i % int(data.get("moe_layer_freq") or 1) == 0
+    step = int(data.get("decoder_sparse_step") or 1)
+    return i not in set(data.get("mlp_only_layers") or []) and (i + 1) % step == 0
+
+
+def tensors(model: Model) -> list[Tensor]:
+    """Every weight tensor of ``model``, in GGUF-like naming, derived from its architecture.
+
+    Covers embeddings (and learned positions), each block's attention (MHA/GQA/MQA/MLA) and
+    feed-forward (plain, gated or mixture-of-experts), norms, biases and the output head (absent
+    when tied to the embedding). Multi-token-prediction modules (DeepSeek-V3) are not counted,
+    as in the published 671B.
+    """
+    m, h = model, model.hidden_size
+    norm = (2 * h,) if m.norm == "layernorm" else (h,)  # LayerNorm has a weight and a bias
+    out = [Tensor("token_embd", "embedding", (m.vocab_size, h))]
+    if m.position_embedding == "learned":
+        out.append(Tensor("position_embd", "position", (m.max_context, h)))
+    if m.model_type in ("bert", "roberta"):
+        types = int(m.config.get("type_vocab_size") or 0)
+        out += [Tensor("token_types", "position", (types, h)), Tensor("embd_norm", "norm", norm)]
+    norms_per_block = 4 if m.model_type.startswith("gemma2") else 2  # Gemma 2 adds post-norms
+    for i in range(m.layers):
+        out += _attention(m, i)
+        out += _feed_forward(m, i)
+        out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0],), i))
+    if m.model_type in ("bert", "roberta"):
+        out.append(Tensor("pooler", "pooler", (h * h + h,)))  # BertModel's pooler (dense + bias)
+    else:
+        out.append(Tensor("output_norm", "norm", norm))
+        if not m.tied_embeddings:
+            out.append(Tensor("output", "lm_head", (m.vocab_size, h)))
+    return out
+
+
+def param_count(model: Model, active: bool = False) -> int:
+    """Parameters of ``model`` counted from its architecture (not the published figure).
+
+    ``active=True`` counts what one token uses: for a mixture-of-experts model only the routed
+    experts it is sent to (``experts_per_token``) plus shared ones; equal to the total otherwise.
+    """
+    return sum(t.size * (t.active if active else t.count) for t in tensors(model))
