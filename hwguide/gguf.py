@@ -1,0 +1,160 @@
+"""GGUF file sizes: llama.cpp's per-tensor quantisation rules applied to the model's tensors.
+
+A GGUF "file type" such as Q4_K_M is a recipe, not one type: llama.cpp's quantiser gives each
+tensor its own type (``llama_tensor_get_type`` in ``src/llama-quant.cpp``; ``get_k_quant_type``
+in the 2023 ``llama.cpp``). The rules below are transcribed from those functions, quoted with
+their sources in docs/gguf-rules.md: ggml-org/llama.cpp @ 007dbbf for ``rules="current"``, and
+the Oct 2023 code (DOGEwbx/llama.cpp @ aa67518) for ``rules="2023"``, the version TheBloke's
+Llama-2 and Mistral files were made with. Block sizes and bytes per block come from the ``gguf``
+package (``GGML_QUANT_SIZES``, llama.cpp's own constants). 1-D tensors (norms, biases) stay F32.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from .architecture import Model, Tensor, tensors
+
+__all__ = ["GGUF_METADATA_BYTES_PER_VOCAB", "gguf_file_bytes", "gguf_tensor_bytes", "gguf_tensor_types"]
+
+# Default type of each file type (llama_ftype_get_default_type / the 2023 switch).
+DEFAULT_TYPE = {
+    "F16": "F16", "BF16": "BF16", "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q5_K_S": "Q5_K",
+    "Q5_1": "Q5_1", "Q5_0": "Q5_0", "Q4_K_M": "Q4_K", "Q4_K_S": "Q4_K", "Q4_1": "Q4_1", "Q4_0": "Q4_0",
+    "Q3_K_L": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_S": "Q3_K", "Q2_K": "Q2_K",
+}  # fmt: skip
+K_TYPES = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
+# Fallback when a row is not a multiple of the block size (2023: Q3_K -> Q4_1; now Q3_K -> Q4_0).
+FALLBACK = {
+    "2023": {"Q2_K": "Q4_0", "Q3_K": "Q4_1", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"},
+    "current": {"Q2_K": "Q4_0", "Q3_K": "Q4_0", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"},
+}
+# GGUF metadata (tokenizer vocabulary, key-value pairs, alignment padding) besides the tensors:
+# TheBloke's Llama-2-7B files are exactly 741,056 bytes larger than their tensors, in every
+# file type (Llama-2-13B 745,344; Llama-2-70B 766,880; Mistral-7B 734,848), about 23 bytes per
+# vocabulary entry at 32,000 entries.
+GGUF_METADATA_BYTES_PER_VOCAB = 23.2
+
+
+@functools.cache
+def _sizes() -> dict[str, tuple[int, int]]:
+    from gguf.constants import GGML_QUANT_SIZES
+
+    return {t.name: sizes for t, sizes in GGML_QUANT_SIZES.items()}
+
+
+def _use_more_bits(i: int, n: int) -> bool:
+    # llama.cpp: i_layer < n/8 || i_layer >= 7*n/8 || (i_layer - n/8) % 3 == 2 (integer division;
+    # C++ % keeps the sign of the dividend, so negative values never equal 2)
+    return i < n // 8 or i >= 7 * n // 8 or math.fmod(i - n // 8, 3) == 2
+
+
+def _category(kind: str) -> str:
+    return {
+        "attn_v": "attn_v", "attn_kv_b": "attn_v", "attn_k": "attn_k", "attn_q": "attn_q",
+        "attn_o": "attn_output", "ffn_down": "ffn_down", "expert_down": "ffn_down",
+        "shared_down": "ffn_down", "ffn_gate": "ffn_gate", "expert_gate": "ffn_gate",
+        "shared_gate": "ffn_gate", "ffn_up": "ffn_up", "expert_up": "ffn_up", "shared_up": "ffn_up",
+        "lm_head": "output", "embedding": "token_embd",
+    }.get(kind, "other")  # fmt: skip
+
+
+def _rule(cat: str, ftype: str, t: str, i: int, n: int, m: Model, rules: str) -> str:
+    """llama_tensor_get_type for one tensor: ``t`` is the default type, ``i``/``n`` the layer counter."""
+    is_70b = m.model_type == "llama" and m.layers == 80 and m.heads != m.kv_heads
+    gqa = m.heads // m.kv_heads if m.kv_heads else 1
+    eight_experts = m.experts == 8 and rules == "current"
+    if cat == "output":
+        return t if t in ("F16", "BF16") and rules == "current" else ("Q8_0" if t == "Q8_0" else "Q6_K")
+    if cat == "attn_v":
+        if ftype == "Q2_K":
+            t = "Q4_K" if rules == "current" and gqa >= 4 else "Q3_K"
+        elif ftype == "Q3_K_M":
+            t = "Q5_K" if i < 2 else "Q4_K"
+        elif ftype == "Q3_K_L":
+            t = "Q5_K"
+        elif ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
+            t = "Q6_K"
+        elif ftype == "Q4_K_S" and i < 4:
+            t = "Q5_K"
+        if is_70b and t in ("Q3_K", "Q4_K"):
+            t = "Q5_K"  # "In the 70B model we have 8 heads sharing the same attn_v weights"
+        return "Q8_0" if eight_experts and t in _sizes() and t not in ("F16", "BF16") else t
+    if cat == "attn_k":
+        return "Q8_0" if eight_experts and t not in ("F16", "BF16") else t
+    if cat == "ffn_down":
+        if ftype == "Q2_K":
+            return "Q3_K"
+        if ftype == "Q3_K_M":
+            return "Q5_K" if i < (2 if rules == "2023" else n // 16) else "Q4_K"
+        if ftype == "Q3_K_L":
+            return "Q5_K"
+        if ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
+            return "Q6_K"
+        if ftype == "Q4_K_S" and i < (4 if rules == "2023" else n // 8):
+            return "Q5_K"
+        return t
+    if cat == "attn_output":
+        if eight_experts and ftype in ("Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M"):
+            return "Q5_K"
+        return {"Q2_K": "Q3_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q5_K"}.get(ftype, t)
+    if cat in ("ffn_gate", "ffn_up") and ftype == "Q2_K" and rules == "2023":
+        return "Q3_K"  # removed later: "else Q2_K is almost the same as Q3_K_S"
+    return t
+
+
+def gguf_tensor_types(model: Model, ftype: str, rules: str = "current") -> list[tuple[Tensor, str]]:
+    """(tensor, GGML type) for every tensor of ``model`` quantised as file type ``ftype``."""
+    if rules not in FALLBACK:
+        raise ValueError(f"rules={rules!r} is not one of: current, 2023")
+    default = DEFAULT_TYPE[ftype]
+    quantised = default not in ("F16", "BF16")
+    all_tensors = tensors(model)
+    has_output = any(t.kind == "lm_head" for t in all_tensors)
+    counters = {"attn_v": 0, "ffn_down": 0}
+    totals = {
+        "attn_v": sum(1 for t in all_tensors if _category(t.kind) == "attn_v"),
+        "ffn_down": model.layers,
+    }
+    out = []
+    for t in all_tensors:
+        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler"):
+            out.append((t, "F32"))
+            continue
+        cat = _category(t.kind)
+        if cat == "token_embd" and not has_output and rules == "current":
+            cat = "output"  # tied embeddings are quantised like the output (llama-quant.cpp)
+        new = default
+        if quantised or rules == "2023":
+            if cat in counters:
+                i = counters[cat] if cat == "attn_v" else (t.layer or 0)
+                new = _rule(cat, ftype, default, i, totals[cat], model, rules)
+                if cat == "attn_v" or t.kind == "ffn_down" or t.kind == "expert_down":
+                    counters[cat] += 1
+            elif cat != "token_embd":
+                new = _rule(cat, ftype, default, 0, 1, model, rules)
+        if cat == "output" and t.shape[1] % 256:
+            new = "Q8_0"  # llama.cpp: nx % QK_K != 0 -> Q8_0
+        if new in _sizes() and t.shape[1] % _sizes()[new][0]:
+            new = FALLBACK[rules].get(new, "F16")
+            if t.shape[1] % _sizes()[new][0]:
+                new = "F16"
+        out.append((t, new))
+    return out
+
+
+def gguf_tensor_bytes(model: Model, ftype: str, rules: str = "current") -> list[tuple[Tensor, float, str]]:
+    """(tensor, bytes of all its copies, GGML type) for a GGUF file of type ``ftype``."""
+    sizes = _sizes()
+    out = []
+    for t, kind in gguf_tensor_types(model, ftype, rules):
+        block, nbytes = sizes[kind]
+        out.append((t, t.size * t.count / block * nbytes, kind))
+    return out
+
+
+def gguf_file_bytes(model: Model, ftype: str, rules: str = "current") -> int:
+    """Size in bytes of the GGUF file: its tensors plus metadata (about 23 bytes per vocab entry)."""
+    tensor_total = sum(size for _, size, _ in gguf_tensor_bytes(model, ftype, rules))
+    return int(round(tensor_total + GGUF_METADATA_BYTES_PER_VOCAB * model.vocab_size))

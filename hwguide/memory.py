@@ -1,0 +1,747 @@
+"""GPU memory for inference, fine-tuning and training, part by part.
+
+Everything is computed in bytes from the model's architecture (:func:`hwguide.architecture.tensors`)
+and returned as a :class:`~hwguide.result.Memory`, whose ``assumptions`` cite where each rule
+comes from. Display is in GiB (2**30 bytes).
+
+Formulas, in one place:
+
+* weights: parameters × bits of the format (:func:`weights_bytes`); library formats (bitsandbytes
+  NF4, GPTQ, AWQ, GGUF) keep their real layouts, scales included;
+* KV cache: 2 × layers × KV heads × head dim × bytes × tokens × batch, sliding-window layers
+  capped at the window, MLA caching its latent (:func:`kv_cache_bytes`);
+* training model states: ZeRO paper (Rajbhandari et al. 2020, §3.1 and Figure 1): mixed-precision
+  Adam holds 2 + 2 + 12 = 16 bytes per parameter, sharded over data-parallel GPUs by stage;
+* activations: Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+  Models", §4), generalised to GQA and gated FFNs term by term (:func:`activation_bytes`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+
+import pandas as pd
+
+from .architecture import LINEAR_KINDS, Model, Tensor, param_count, tensors
+from .catalog import load_table
+from .catalog import model as lookup_model
+from .result import GIB, Memory
+
+__all__ = [
+    "KV_DTYPES",
+    "OPTIMIZERS",
+    "WEIGHT_FORMATS",
+    "activation_bytes",
+    "finetune_memory",
+    "inference_memory",
+    "kv_cache_bytes",
+    "lora_params",
+    "training_memory",
+    "weights_bytes",
+]
+
+MIB = 2**20
+
+# ---------------------------------------------------------------------------------------------
+# Input checks shared by every public function
+# ---------------------------------------------------------------------------------------------
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+    if value <= 0 or not float(value).is_integer():
+        raise ValueError(f"{name} must be a positive whole number, not {value!r}")
+    return int(value)
+
+
+def _choice(value: object, name: str, choices: Iterable[str]) -> str:
+    choices = list(choices)
+    if not isinstance(value, str) or value.lower() not in [c.lower() for c in choices]:
+        import difflib
+
+        close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ValueError(f"{name}={value!r} is not one of: {', '.join(choices)}.{hint}")
+    return next(c for c in choices if c.lower() == value.lower())
+
+
+def _model(model: Model | str) -> Model:
+    return model if isinstance(model, Model) else lookup_model(model)
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights
+# ---------------------------------------------------------------------------------------------
+
+# Plain formats: every parameter stored at this many bytes (the textbook figure).
+PLAIN_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
+
+# Library formats quantise the transformer blocks' linear layers and keep the rest (embeddings,
+# output head, norms) in 16-bit. Bits per parameter of a quantised matrix, scales included:
+#  - nf4: 4-bit NormalFloat + one fp32 absmax per 64-weight block = 4 + 32/64 = 4.5 bits; with
+#    double quantisation the absmax is stored in 8 bits with an fp32 constant per 256 blocks:
+#    4 + 8/64 + 32/(64*256) ≈ 4.127 bits (Dettmers et al. 2023, QLoRA, §2 "Double Quantization").
+#  - bnb-int8: LLM.int8() int8 weights + one fp32 scale per output row (bitsandbytes Int8Params
+#    SCB; Dettmers et al. 2022).
+#  - gptq-<b>bit-g<g>: b-bit packed weights + per group of g inputs an fp16 scale and a b-bit zero
+#    point per output column, + int32 g_idx per input row (AutoGPTQ's QuantLinear buffers qweight,
+#    qzeros, scales, g_idx). awq-<b>bit-g<g>: the same without g_idx (AutoAWQ WQLinear).
+LIBRARY_FORMATS = ("nf4", "nf4-dq", "bnb-int8", "gptq-4bit-g128", "awq-4bit-g128")
+_GROUPED = re.compile(r"^(gptq|awq)-(\d)bit-g(\d+)$")
+
+
+def _gguf_types() -> dict[str, object]:
+    from gguf.constants import GGMLQuantizationType
+
+    return {t.name: t for t in GGMLQuantizationType}
+
+
+GGUF_FILE_TYPES = (
+    "F16", "BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q5_1", "Q5_0", "Q4_K_M", "Q4_K_S",
+    "Q4_1", "Q4_0", "Q3_K_L", "Q3_K_M", "Q3_K_S", "Q2_K",
+)  # fmt: skip
+WEIGHT_FORMATS = tuple(PLAIN_BYTES) + LIBRARY_FORMATS + GGUF_FILE_TYPES
+
+
+def _check_format(fmt: str) -> str:
+    if isinstance(fmt, str) and fmt.lower() in (*PLAIN_BYTES, *LIBRARY_FORMATS):
+        return fmt.lower()
+    if isinstance(fmt, str) and _GROUPED.match(fmt.lower()):
+        return fmt.lower()
+    if isinstance(fmt, str) and fmt.upper() in GGUF_FILE_TYPES:
+        return fmt.upper()
+    return _choice(fmt, "weights", WEIGHT_FORMATS[:11] + ("gptq-<bits>bit-g<group>",) + GGUF_FILE_TYPES)
+
+
+def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
+    """Bits per parameter of one (rows × cols) linear weight in a library format."""
+    if fmt == "nf4":
+        return 4 + 32 / 64
+    if fmt == "nf4-dq":
+        return 4 + 8 / 64 + 32 / (64 * 256)
+    if fmt == "bnb-int8":
+        return 8 + 32 / cols
+    match = _GROUPED.match(fmt)
+    assert match, fmt
+    kind, bits, group = match.group(1), int(match.group(2)), int(match.group(3))
+    per_group = (16 + bits) / group  # fp16 scale + packed zero point, per output column
+    g_idx = 32 / rows if kind == "gptq" else 0.0  # one int32 per input channel
+    return bits + per_group + g_idx
+
+
+def tensor_bytes(model: Model | str, fmt: str = "fp16") -> list[tuple[Tensor, float, str]]:
+    """(tensor, bytes of all its copies, storage type) for every weight tensor in format ``fmt``."""
+    m = _model(model)
+    fmt = _check_format(fmt)
+    if fmt in GGUF_FILE_TYPES:
+        from .gguf import gguf_tensor_bytes
+
+        return gguf_tensor_bytes(m, fmt)
+    out = []
+    for t in tensors(m):
+        if fmt in PLAIN_BYTES:
+            out.append((t, t.size * t.count * PLAIN_BYTES[fmt], fmt))
+        elif t.kind in LINEAR_KINDS and len(t.shape) == 2:
+            bits = _quantised_matrix_bits(fmt, t.shape[0], t.shape[1])
+            out.append((t, t.size * t.count * bits / 8, fmt))
+        else:
+            out.append((t, t.size * t.count * 2.0, "16-bit"))
+    return out
+
+
+def weights_bytes(model: Model | str, fmt: str = "fp16", active: bool = False) -> int:
+    """Bytes of the model's weights stored in format ``fmt``.
+
+    Formats: fp32, fp16, bf16, fp8, int8, int4 (every parameter at that width); nf4 and nf4-dq
+    (bitsandbytes 4-bit, without/with double quantisation), bnb-int8 (LLM.int8), gptq-4bit-g128
+    and awq-4bit-g128 (any ``gptq-<bits>bit-g<group>`` works), and GGUF file types (Q2_K …
+    Q8_0, F16, the mixed K-quants Q4_K_M, Q5_K_M, Q3_K_M …) laid out per tensor as llama.cpp
+    does. ``active=True`` counts only what one token reads (MoE: the routed experts it uses).
+    """
+    total = 0.0
+    for t, size, _ in tensor_bytes(model, fmt):
+        total += size * (t.active / t.count if active else 1)
+    return int(round(total))
+
+
+# ---------------------------------------------------------------------------------------------
+# KV cache
+# ---------------------------------------------------------------------------------------------
+
+# Bytes per cached element. q8_0 / q4_0 are llama.cpp's block types (34 bytes per 32 values,
+# 18 per 32: GGML_QUANT_SIZES in llama.cpp gguf-py/gguf/constants.py).
+KV_DTYPES = {
+    "fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0,
+    "q8_0": 34 / 32, "q4_0": 18 / 32, "int4": 0.5,
+}  # fmt: skip
+
+
+def kv_cache_bytes(model: Model | str, tokens: int, batch: int = 1, dtype: str = "fp16") -> int:
+    """Bytes of the KV cache holding ``tokens`` tokens for each of ``batch`` sequences.
+
+    2 (K and V) × KV heads × head dim × bytes per element, per layer and token (hf-mem
+    ``kv_cache.py``; llm-analysis ``get_memory_kv_cache_per_layer``). Sliding-window layers keep
+    at most ``sliding_window`` tokens. MLA layers (DeepSeek-V2/V3) cache one compressed latent of
+    ``kv_lora_rank + qk_rope_head_dim`` values per token, as MLA-aware engines (vLLM, SGLang)
+    store it. Check: LLaMA-7B in fp16 at 2,048 tokens = 1,024 MiB (llama.cpp PR #2325 log).
+    """
+    m = _model(model)
+    tokens = _positive_int(tokens, "tokens")
+    batch = _positive_int(batch, "batch")
+    size = KV_DTYPES[_choice(dtype, "kv", KV_DTYPES)]
+    if m.attention == "MLA":
+        per_token_layer = (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0)
+        return int(m.layers * tokens * per_token_layer * size * batch)
+    per_token_layer = 2 * m.kv_heads * m.head_dim
+    window_layers = m.sliding_window_layers if m.sliding_window else 0
+    windowed = min(tokens, m.sliding_window or tokens)
+    cached = (m.layers - window_layers) * tokens + window_layers * windowed
+    return int(cached * per_token_layer * size * batch)
+
+
+# ---------------------------------------------------------------------------------------------
+# Activations (Korthikanti et al. 2022, generalised term by term)
+# ---------------------------------------------------------------------------------------------
+
+
+def _has_dropout(m: Model) -> bool:
+    keys = ("hidden_dropout_prob", "attention_probs_dropout_prob", "hidden_dropout", "resid_pdrop")
+    return any(float(m.config.get(k) or 0) > 0 for k in keys) or m.model_type == "gpt3"
+
+
+def _ffn_width(m: Model) -> int:
+    """Width of the FFN intermediate one token passes through (MoE: its experts together)."""
+    if m.experts:
+        return (m.moe_ffn_size or m.ffn_size) * (m.experts_per_token + m.shared_experts)
+    return m.ffn_size
+
+
+def activation_bytes(
+    model: Model | str,
+    seq_len: int,
+    batch: int = 1,
+    flash_attention: bool = True,
+    recompute: str = "none",
+    tp: int = 1,
+    bytes_per_value: int = 2,
+) -> int:
+    """Activation memory kept for the backward pass, all layers of one model replica.
+
+    Korthikanti et al. (2022), Table 2: per layer s·b·h·(34 + 5·a·s/h) bytes for a GPT block with
+    16-bit activations and dropout. Here each stored tensor is counted for the actual shapes:
+    attention keeps the block input, Q, K, V (with KV heads), the attention output and (without
+    flash attention) the a·s² softmax scores; the FFN keeps its input and intermediates (two for a
+    plain MLP, four for a gated one); norms keep their inputs; dropout keeps 1-byte masks only
+    when the model uses dropout. For a GPT block this gives exactly 34 + 5·a·s/h. Flash attention
+    (or selective recomputation) drops the a·s² terms; full recomputation keeps only each
+    layer's input plus one layer's activations while it is recomputed. Tensor parallelism with
+    sequence parallelism divides everything by ``tp`` (Korthikanti §4.2.2).
+    """
+    m = _model(model)
+    s, b = _positive_int(seq_len, "seq_len"), _positive_int(batch, "batch")
+    recompute = _choice(recompute, "recompute", ("none", "selective", "full"))
+    tp = _positive_int(tp, "tp")
+    h, a, v = m.hidden_size, m.heads, bytes_per_value
+    q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
+    if m.attention == "MLA":
+        kv = m.heads * ((m.qk_nope_head_dim or 0) + (m.qk_rope_head_dim or 0))  # decompressed K
+        q = kv
+    drop = _has_dropout(m)
+    f = _ffn_width(m)
+    attention = v * (h + q + 2 * kv + q) + (h if drop else 0)  # input, Q, K, V, output; mask
+    if not (flash_attention or recompute == "selective"):
+        attention += a * s * (v + (1 + v if drop else 0))  # softmax output (+ dropout mask, output)
+    else:
+        attention += a * 4  # flash attention's fp32 log-sum-exp per head and token
+    ffn = v * (h + (4 if m.gated_ffn else 2) * f) + (h if drop else 0)
+    norms = 2 * v * h
+    per_layer = s * b * (attention + ffn + norms) / tp
+    if recompute == "full":
+        return int(m.layers * s * b * h * v / tp + per_layer)
+    return int(m.layers * per_layer)
+
+
+def logits_bytes(m: Model, tokens: int, batch: int) -> int:
+    """Output-layer memory of the loss: 16-bit logits, their fp32 copy and the fp32 log-softmax.
+
+    2 + 4 + 4 = 10 bytes per token and vocabulary entry (transformers upcasts logits with
+    ``.float()`` before the cross-entropy, which keeps its fp32 log-softmax for the backward pass;
+    the survey's asmirnov reference counts the two fp32 tensors, 8 bytes).
+    """
+    if m.model_type in ("bert", "roberta"):
+        return 0  # an encoder fine-tuned with a small task head has no vocabulary-sized output
+    return int(10 * tokens * batch * m.vocab_size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Engines
+# ---------------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _engines() -> dict[str, dict[str, object]]:
+    table = load_table("engines")
+    return {row["engine"]: row for row in table.astype(object).to_dict("records")}
+
+
+def _engine(engine: str) -> dict[str, object]:
+    return _engines()[_choice(engine, "engine", list(_engines()))]
+
+
+def _num(value: object, default: float = 0.0) -> float:
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return default
+    return float(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference
+# ---------------------------------------------------------------------------------------------
+
+
+def inference_memory(
+    model: Model | str,
+    weights: str = "fp16",
+    kv: str = "fp16",
+    batch: int = 1,
+    context: int = 4096,
+    engine: str = "transformers",
+    gpus: int = 1,
+    flash_attention: bool = True,
+    cuda_context_mib: float | None = None,
+) -> Memory:
+    """GPU memory to serve ``batch`` sequences of ``context`` tokens (prompt + output) each.
+
+    Parts: weights (in ``weights`` format), KV cache (in ``kv``), activations/workspace of the
+    engine's largest step, and the runtime (CUDA context, CUDA graphs). ``gpus`` > 1 splits
+    weights and KV cache by tensor parallelism (KV heads are replicated when there are fewer
+    than GPUs, as vLLM does); each GPU carries its own runtime. A context beyond the model's
+    maximum is computed with a warning. ``cuda_context_mib`` replaces the engine's CUDA-context
+    figure (data/engines.csv) with one you measured.
+    """
+    m = _model(model)
+    batch, context, gpus = (_positive_int(batch, "batch"), _positive_int(context, "context"),
+                            _positive_int(gpus, "gpus"))  # fmt: skip
+    fmt = _check_format(weights)
+    kv = _choice(kv, "kv", KV_DTYPES)
+    eng = _engine(engine)
+    name = str(eng["engine"])
+    notes: list[str] = []
+    warns = _context_warning(m, context)
+    w = weights_bytes(m, fmt)
+    cache = kv_cache_bytes(m, context, batch, kv)
+    kv_per_gpu = (
+        cache / gpus * (math.ceil(m.kv_heads / gpus) * gpus / m.kv_heads if m.attention != "MLA" else 1)
+    )
+    h, f, heads = m.hidden_size, _ffn_width(m), m.heads
+    if name == "llama.cpp":
+        ub = int(_num(eng["ubatch_tokens"], 512))
+        step = min(ub, batch * context)
+        scores = 0 if flash_attention else step * context * heads
+        work = 4 * (step * m.vocab_size + max(3 * f * step, scores))
+        notes.append(
+            f"llama.cpp compute buffer: fp32 logits and the larger of the FFN intermediates and "
+            f"{'no attention scores (flash attention)' if flash_attention else 'the attention scores'} "
+            f"for one micro-batch of {ub} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
+            f"n_batch 512 (llama.cpp PR #2411)."
+        )
+    else:
+        chunk = int(_num(eng["prefill_chunk_tokens"], 0)) or batch * context
+        step = min(chunk, batch * context)
+        work = 2 * step * (2 * h + 3 * f) + 4 * batch * m.vocab_size
+        if not flash_attention:
+            work += 2 * batch * heads * min(step, context) * context
+        notes.append(
+            f"Activations: the largest transient of one forward step over {step:,} tokens (residual "
+            f"and normed hidden states, and the FFN's gate, up and product in 16-bit) plus fp32 "
+            f"logits for the last position of each sequence; "
+            + (
+                "no s² attention matrix (flash/SDPA attention)."
+                if flash_attention
+                else "eager attention keeps the s² scores."
+            )
+        )
+    context_mib = _num(eng["cuda_context_mib"]) if cuda_context_mib is None else float(cuda_context_mib)
+    runtime = context_mib * MIB
+    graphs = _num(eng["graphs_mib"]) * MIB
+    offloaded: dict[str, float] = {}
+    if name == "llama.cpp":  # the input embedding stays in host memory (llama.cpp's "CPU buffer")
+        embd = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind in ("embedding", "position"))
+        offloaded["token_embd"] = embd
+        w -= embd
+        notes.append("llama.cpp keeps the token-embedding matrix in CPU memory (the log's CPU buffer).")
+    per_gpu = {
+        "weights": w / gpus,
+        "kv_cache": kv_per_gpu,
+        "activations": work / gpus,
+        "cuda_context": runtime,
+    }
+    if graphs:
+        per_gpu["cuda_graphs"] = graphs
+    parts = {k: v * gpus for k, v in per_gpu.items()}
+    parts["weights"], parts["activations"] = w, work
+    assumptions = [
+        f"Weights: {fmt}, {w / GIB:.2f} GiB for {param_count(m) / 1e9:.2f}B parameters "
+        "counted from the architecture.",
+        f"KV cache: {kv}, {batch} × {context:,} tokens; " + _kv_rule(m),
+        *notes,
+        f"CUDA context: {context_mib:.0f} MiB per GPU "
+        + ("(measured, given)." if cuda_context_mib is not None else f"({eng['source'].split(' ; ')[0]})."),
+    ]
+    if graphs:
+        assumptions.append(f"CUDA graphs: {_num(eng['graphs_mib']):.0f} MiB per GPU ({name} engine notes).")
+    frac = _num(eng["preallocate_fraction"])
+    if frac:
+        assumptions.append(
+            f"{name} pre-allocates {frac:.0%} of each GPU's memory and fills the rest with KV cache: "
+            "nvidia-smi shows that much whatever the model; the total here is what the workload needs."
+        )
+    if gpus > 1:
+        assumptions.append(
+            f"Tensor parallel over {gpus} GPUs: weights, KV cache and activations split; each GPU "
+            "keeps its own CUDA context."
+        )
+    return Memory(
+        kind="inference",
+        per_gpu={k: int(round(v)) for k, v in per_gpu.items()},
+        parts={k: int(round(v)) for k, v in parts.items()},
+        gpus=gpus,
+        assumptions=tuple(assumptions),
+        offloaded={k: int(round(v)) for k, v in offloaded.items()},
+        warnings=tuple(warns),
+    )
+
+
+def _kv_rule(m: Model) -> str:
+    if m.attention == "MLA":
+        return f"MLA caches a {m.kv_lora_rank}+{m.qk_rope_head_dim}-value latent per token and layer."
+    text = f"2 × {m.layers} layers × {m.kv_heads} KV heads × {m.head_dim} head dim per token"
+    if m.sliding_window:
+        text += f"; {m.sliding_window_layers} layers keep at most {m.sliding_window:,} tokens"
+    return text + "."
+
+
+def _context_warning(m: Model, context: int) -> list[str]:
+    if context > m.max_context:
+        message = (
+            f"context={context:,} exceeds {m.name}'s maximum of {m.max_context:,} tokens; "
+            "the memory is computed anyway"
+        )
+        warnings.warn(message, UserWarning, stacklevel=3)
+        return [message]
+    return []
+
+
+# ---------------------------------------------------------------------------------------------
+# Training and fine-tuning
+# ---------------------------------------------------------------------------------------------
+
+PRECISIONS = ("bf16-mixed", "fp16-mixed", "fp32", "bf16")
+# Optimizer state bytes per trainable parameter, with the source of each figure.
+OPTIMIZERS: dict[str, tuple[float, str]] = {
+    "adamw": (8.0, "Adam/AdamW keep two fp32 moments, 8 bytes "
+                   "(ZeRO paper §3.1: K = 12 with the fp32 master copy)"),
+    "adamw-8bit": (2.0, "8-bit Adam keeps two 1-byte moments, 2 bytes "
+                        "(Dettmers et al. 2022, 8-bit Optimizers; transformers perf_train_gpu_one)"),
+    "paged-adamw-8bit": (2.0, "paged 8-bit AdamW: 2 bytes, pageable to CPU memory under pressure "
+                              "(QLoRA §2, paged optimizers)"),
+    "sgd": (4.0, "SGD with momentum keeps one fp32 buffer, 4 bytes (transformers perf_train_gpu_one)"),
+    "lion": (4.0, "Lion keeps one fp32 momentum, 4 bytes (Chen et al. 2023)"),
+    "adafactor": (0.0, "Adafactor keeps factored row and column second moments: about "
+                       "4 × (rows + cols) bytes per matrix (Shazeer & Stern 2018)"),
+}  # fmt: skip
+
+
+def _optimizer_state_bytes(trainable: Sequence[Tensor], optimizer: str, pure_bf16: bool) -> float:
+    per_param, _ = OPTIMIZERS[optimizer]
+    if optimizer == "adafactor":
+        return sum(4.0 * (sum(t.shape) if len(t.shape) == 2 else t.size) * t.count for t in trainable)
+    if pure_bf16 and optimizer in ("adamw", "sgd", "lion"):
+        per_param /= 2  # states kept in bf16
+    return per_param * sum(t.size * t.count for t in trainable)
+
+
+_SHARDED = ("nothing", "optimizer states", "gradients and optimizer states",
+            "weights, gradients and optimizer states")  # fmt: skip
+
+
+def _zero_split(zero: int, dp: int) -> tuple[int, int, int]:
+    """Divisors of (weights, gradients, optimizer states) under ZeRO stage ``zero`` with dp replicas."""
+    return {0: (1, 1, 1), 1: (1, 1, dp), 2: (1, dp, dp), 3: (dp, dp, dp)}[zero]
+
+
+def training_memory(
+    model: Model | str,
+    precision: str = "bf16-mixed",
+    optimizer: str = "adamw",
+    batch: int = 1,
+    seq_len: int = 2048,
+    gpus: int = 1,
+    zero: int = 0,
+    tp: int = 1,
+    pp: int = 1,
+    recompute: str = "none",
+    flash_attention: bool = True,
+    offload: str | None = None,
+    fp32_grads: bool = False,
+    engine: str = "transformers",
+    cuda_context_mib: float | None = None,
+) -> Memory:
+    """GPU memory to train every parameter of ``model`` (pre-training or full fine-tuning).
+
+    Model states per parameter (ZeRO paper, Rajbhandari et al. 2020, §3.1): ``bf16-mixed`` /
+    ``fp16-mixed`` keep 16-bit weights (2 B) and gradients (2 B; 4 B with ``fp32_grads=True``,
+    as DeepSpeed's and transformers' 18 B/param accounts do) plus an fp32 master copy (4 B) and
+    the optimizer's states (AdamW 8 B): 16 bytes per parameter. ``fp32`` keeps 4 + 4 + states;
+    pure ``bf16`` keeps 2 + 2 + states in bf16. ZeRO stage 1/2/3 (or FSDP) shards optimizer
+    states / + gradients / + weights over the data-parallel GPUs (gpus / (tp × pp)); tensor and
+    pipeline parallelism divide the model first. ``offload`` = "optimizer" (ZeRO-Offload) or
+    "optimizer+params" moves those states to CPU memory. Activations follow
+    :func:`activation_bytes`; the output layer adds :func:`logits_bytes`. Per micro-batch of
+    ``batch`` sequences of ``seq_len`` tokens.
+    """
+    m = _model(model)
+    precision = _choice(precision, "precision", PRECISIONS)
+    optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
+    gpus, tp, pp = _positive_int(gpus, "gpus"), _positive_int(tp, "tp"), _positive_int(pp, "pp")
+    if zero not in (0, 1, 2, 3) or isinstance(zero, bool):
+        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
+    if gpus % (tp * pp):
+        raise ValueError(f"gpus={gpus} is not a multiple of tp × pp = {tp * pp}")
+    if offload not in (None, "optimizer", "optimizer+params"):
+        raise ValueError(f"offload={offload!r} is not one of: None, 'optimizer', 'optimizer+params'")
+    dp = gpus // (tp * pp)
+    warns = _context_warning(m, _positive_int(seq_len, "seq_len"))
+    everything = tensors(m)
+    n = param_count(m)
+    states = _model_states(everything, everything, precision, optimizer, fp32_grads)
+    act = activation_bytes(m, seq_len, batch, flash_attention, recompute, tp, 4 if precision == "fp32" else 2)
+    logits = logits_bytes(m, seq_len, batch) / tp
+    return _assemble(
+        "training", m, n, states, act, logits, precision, optimizer, gpus, dp, tp, pp, zero, offload,
+        engine, warns, [f"All {n / 1e9:.2f}B parameters are trained."], recompute, flash_attention,
+        batch, seq_len, cuda_context_mib,
+    )  # fmt: skip
+
+
+def _model_states(
+    everything: Sequence[Tensor],
+    trainable: Sequence[Tensor],
+    precision: str,
+    optimizer: str,
+    fp32_grads: bool,
+    frozen_bytes: float | None = None,
+) -> dict[str, float]:
+    """Bytes of weights, gradients, master weights and optimizer states (whole model, one replica)."""
+    n_all = sum(t.size * t.count for t in everything)
+    n_train = sum(t.size * t.count for t in trainable)
+    mixed = precision.endswith("-mixed")
+    weight_bytes = 4 if precision == "fp32" else 2
+    weights = frozen_bytes if frozen_bytes is not None else n_all * weight_bytes
+    if frozen_bytes is not None:  # adapters are stored in fp32 next to the frozen base (PEFT)
+        weights += n_train * 4
+    grad_bytes = 4 if (precision == "fp32" or fp32_grads or frozen_bytes is not None) else 2
+    return {
+        "weights": weights,
+        "gradients": n_train * grad_bytes,
+        "master_weights": n_train * 4 if (mixed and frozen_bytes is None) else 0,
+        "optimizer_states": _optimizer_state_bytes(trainable, optimizer, precision == "bf16"),
+    }
+
+
+def _assemble(
+    kind: str, m: Model, n_params: int, states: dict[str, float], act: float, logits: float,
+    precision: str, optimizer: str, gpus: int, dp: int, tp: int, pp: int, zero: int,
+    offload: str | None, engine: str, warns: list[str], extra: list[str], recompute: str,
+    flash_attention: bool, batch: int, seq_len: int, cuda_context_mib: float | None = None,
+) -> Memory:  # fmt: skip
+    eng = _engine(engine)
+    context_mib = _num(eng["cuda_context_mib"]) if cuda_context_mib is None else float(cuda_context_mib)
+    w_div, g_div, o_div = _zero_split(zero, dp)
+    model_split = tp * pp
+    per_gpu: dict[str, float] = {
+        "weights": states["weights"] / model_split / w_div,
+        "gradients": states["gradients"] / model_split / g_div,
+        "master_weights": states["master_weights"] / model_split / o_div,
+        "optimizer_states": states["optimizer_states"] / model_split / o_div,
+        "activations": act,  # per micro-batch on the first pipeline stage (Korthikanti §4.2.3)
+        "logits_and_loss": logits,
+        "cuda_context": context_mib * MIB,
+    }
+    replicas = {"weights": dp / w_div, "gradients": dp / g_div, "master_weights": dp / o_div,
+                "optimizer_states": dp / o_div}  # fmt: skip
+    parts = {k: per_gpu[k] * model_split * replicas[k] if k in replicas else per_gpu[k] * gpus
+             for k in per_gpu}  # fmt: skip
+    offloaded: dict[str, float] = {}
+    offload_parts = {"optimizer": ("master_weights", "optimizer_states"),
+                     "optimizer+params": ("master_weights", "optimizer_states", "weights")}  # fmt: skip
+    moved = offload_parts.get(offload or "", ())
+    for key in moved:
+        offloaded[key] = parts[key]
+        per_gpu[key] = parts[key] = 0
+    if "weights" in moved:  # ZeRO-Infinity streams one layer at a time back to the GPU
+        largest = max(states["weights"] / max(m.layers, 1) / model_split, 0)
+        per_gpu["weights"] = parts["weights"] = largest
+    state_rule = {
+        "bf16-mixed": "16-bit weights and gradients, fp32 master weights",
+        "fp16-mixed": "16-bit weights and gradients, fp32 master weights",
+        "fp32": "fp32 weights and gradients",
+        "bf16": "pure bf16 weights, gradients and optimizer states (no fp32 copy)",
+    }[precision]
+    assumptions = [
+        *extra,
+        f"Model states ({precision}): {state_rule}; {OPTIMIZERS[optimizer][1]}. "
+        "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+        f"Activations: {batch} × {seq_len:,} tokens per micro-batch, "
+        f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
+        f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor).",
+        "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, "
+        "10 bytes per token × vocabulary.",
+        f"CUDA context: {context_mib:.0f} MiB per GPU "
+        + (
+            "(measured, given)."
+            if cuda_context_mib is not None
+            else f"({str(eng['source']).split(' ; ')[0]})."
+        ),
+        "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
+        "communication buffers, and temporary copies during the optimizer step.",
+    ]
+    if gpus > 1:
+        assumptions.append(
+            f"{gpus} GPUs = {dp} data-parallel × {tp} tensor-parallel × {pp} pipeline stages; "
+            f"ZeRO stage {zero} shards {_SHARDED[zero]} over {dp}."
+        )
+    if offload:
+        assumptions.append(
+            f"Offloaded to CPU memory: {', '.join(moved)} (DeepSpeed ZeRO-Offload / Infinity)."
+        )
+    return Memory(
+        kind=kind,
+        per_gpu={k: int(round(v)) for k, v in per_gpu.items()},
+        parts={k: int(round(v)) for k, v in parts.items()},
+        gpus=gpus,
+        assumptions=tuple(assumptions),
+        offloaded={k: int(round(v)) for k, v in offloaded.items()},
+        warnings=tuple(warns),
+    )
+
+
+LORA_TARGETS = {
+    "all-linear": ("attn_q", "attn_k", "attn_v", "attn_o", "ffn_gate", "ffn_up", "ffn_down",
+                   "attn_q_a", "attn_q_b", "attn_kv_a", "attn_kv_b", "shared_gate", "shared_up",
+                   "shared_down", "expert_gate", "expert_up", "expert_down"),
+    "attention": ("attn_q", "attn_k", "attn_v", "attn_o", "attn_q_a", "attn_q_b", "attn_kv_a", "attn_kv_b"),
+    "qv": ("attn_q", "attn_v"),
+}  # fmt: skip
+_MODULE_KINDS = {
+    "q_proj": "attn_q", "k_proj": "attn_k", "v_proj": "attn_v", "o_proj": "attn_o",
+    "gate_proj": "ffn_gate", "up_proj": "ffn_up", "down_proj": "ffn_down",
+    "query": "attn_q", "key": "attn_k", "value": "attn_v", "dense": "attn_o",
+}  # fmt: skip
+
+
+def _target_kinds(targets: str | Sequence[str]) -> set[str]:
+    if isinstance(targets, str):
+        return set(LORA_TARGETS[_choice(targets, "targets", LORA_TARGETS)])
+    kinds = set()
+    for name in targets:
+        kinds.add(_MODULE_KINDS[_choice(name, "targets", _MODULE_KINDS)])
+    if "ffn_gate" in kinds or "ffn_up" in kinds or "ffn_down" in kinds:  # MoE equivalents
+        kinds |= {k.replace("ffn_", "expert_") for k in kinds if k.startswith("ffn_")}
+    return kinds
+
+
+def lora_params(model: Model | str, rank: int = 16, targets: str | Sequence[str] = "all-linear") -> int:
+    """Trainable LoRA parameters: rank × (in + out) for every adapted matrix (Hu et al. 2021, §4).
+
+    ``targets``: "all-linear" (PEFT's ``target_modules="all-linear"``: every linear layer of the
+    blocks, not the output head), "attention" (q, k, v, o), "qv" (the LoRA paper's choice), or a
+    list of module names such as ``["q_proj", "v_proj"]``.
+    """
+    m = _model(model)
+    rank = _positive_int(rank, "rank")
+    kinds = _target_kinds(targets)
+    return sum(rank * sum(t.shape) * t.count for t in tensors(m) if t.kind in kinds)
+
+
+FINETUNE_METHODS = ("full", "lora", "qlora")
+
+
+def finetune_memory(
+    model: Model | str,
+    method: str = "lora",
+    rank: int = 16,
+    targets: str | Sequence[str] = "all-linear",
+    base: str | None = None,
+    batch: int = 1,
+    seq_len: int = 2048,
+    gradient_checkpointing: bool = False,
+    optimizer: str = "adamw",
+    flash_attention: bool = True,
+    gpus: int = 1,
+    zero: int = 0,
+    offload: str | None = None,
+    engine: str = "transformers",
+    cuda_context_mib: float | None = None,
+) -> Memory:
+    """GPU memory to fine-tune ``model`` with ``method`` full, lora or qlora.
+
+    * full: :func:`training_memory` in bf16 mixed precision.
+    * lora: the base stays frozen in ``base`` format (no gradients, no optimizer states); only the
+      adapters train, stored in fp32 as PEFT does by default, with fp32 gradients and optimizer
+      states (4 + 4 + 8 bytes per adapter parameter with AdamW). Activations do **not** shrink:
+      backpropagation still runs through every frozen layer to reach the adapters below.
+    * qlora: lora over a 4-bit NF4 base, with double quantisation unless ``base="nf4"`` (QLoRA,
+      Dettmers et al. 2023); set ``optimizer="paged-adamw-8bit"`` for QLoRA's paged optimizer.
+
+    ``base`` defaults to bf16 for lora and nf4-dq for qlora.
+    """
+    m = _model(model)
+    method = _choice(method, "method", FINETUNE_METHODS)
+    if method == "full":
+        return training_memory(
+            m, "bf16-mixed", optimizer, batch, seq_len, gpus, zero,
+            recompute="full" if gradient_checkpointing else "none",
+            flash_attention=flash_attention, offload=offload, engine=engine,
+            cuda_context_mib=cuda_context_mib,
+        )  # fmt: skip
+    gpus = _positive_int(gpus, "gpus")
+    if zero not in (0, 1, 2, 3) or isinstance(zero, bool):
+        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
+    optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
+    base_fmt = _check_format(base or ("nf4-dq" if method == "qlora" else "bf16"))
+    warns = _context_warning(m, _positive_int(seq_len, "seq_len"))
+    rank = _positive_int(rank, "rank")
+    kinds = _target_kinds(targets)
+    adapters = [
+        Tensor(f"{t.name}.lora", "lora", (rank, sum(t.shape)), t.layer, t.count, t.active)
+        for t in tensors(m) if t.kind in kinds
+    ]  # fmt: skip
+    n_train = sum(t.size * t.count for t in adapters)
+    frozen = weights_bytes(m, base_fmt)
+    states = _model_states(tensors(m), adapters, "bf16-mixed", optimizer, True, frozen_bytes=frozen)
+    recompute = "full" if gradient_checkpointing else "none"
+    act = activation_bytes(m, seq_len, batch, flash_attention, recompute)
+    # each adapter also keeps its rank-r intermediate x·A (16-bit) for the backward pass
+    routed = sum(t.active for t in adapters)
+    act += 2 * seq_len * batch * rank * (routed if recompute == "none" else routed / m.layers)
+    target_text = targets if isinstance(targets, str) else ", ".join(targets)
+    n_all = param_count(m)
+    extra = [
+        f"{'QLoRA' if method == 'qlora' else 'LoRA'}: rank {rank} on {target_text}: "
+        f"{n_train / 1e6:.1f}M trainable parameters ({100 * n_train / n_all:.2f}% of {n_all / 1e9:.2f}B), "
+        f"frozen base in {base_fmt} ({frozen / GIB:.2f} GiB).",
+        "Adapters in fp32 with fp32 gradients (PEFT's default autocast_adapter_dtype=True).",
+    ]
+    if method == "qlora":
+        extra.append(f"QLoRA: {base_fmt} base, bf16 compute (Dettmers et al. 2023, §2).")
+    return _assemble(
+        "finetune", m, n_train, states, act, logits_bytes(m, seq_len, batch), "bf16-mixed", optimizer,
+        gpus, gpus, 1, 1, zero, offload, engine, warns, extra, recompute, flash_attention, batch, seq_len,
+        cuda_context_mib,
+    )  # fmt: skip

@@ -1,0 +1,241 @@
+"""The memory math against exact, published figures (formulas, counts, KV cache)."""
+
+import math
+
+import pytest
+
+import hwguide as hg
+from hwguide.architecture import param_count
+from hwguide.memory import (
+    activation_bytes,
+    finetune_memory,
+    inference_memory,
+    kv_cache_bytes,
+    lora_params,
+    training_memory,
+    weights_bytes,
+)
+
+GIB, MIB = 2**30, 2**20
+
+
+# Exact counts as Hugging Face reports them (model.num_parameters()).
+@pytest.mark.parametrize(
+    ("name", "exact"),
+    [
+        ("Llama-2-7B", 6_738_415_616),
+        ("Llama-3.1-8B", 8_030_261_248),
+        ("Qwen2.5-7B", 7_615_616_512),
+        ("BERT-large", 335_141_888),
+    ],
+)
+def test_parameter_counts_are_exact(name, exact):
+    assert param_count(hg.model(name)) == exact
+
+
+@pytest.mark.parametrize(
+    ("name", "total_b", "active_b", "rel"),
+    [
+        ("Mixtral-8x7B", 46.7, 12.9, 0.01),  # Mistral AI's announcement
+        ("DeepSeek-V3", 671, None, 0.01),  # DeepSeek-V3 README
+        ("Qwen3-30B-A3B", 30.5, 3.3, 0.02),  # model card (rounded to 0.1B)
+        ("Gemma-2-9B", 9.242164736, None, 0.0001),  # Gemma 2 report, Table 2 (vocab 256,128)
+        ("Llama-3.1-405B", 405, None, 0.01),
+        ("Qwen2.5-72B", 72.706, None, 0.001),
+    ],
+)
+def test_parameter_counts_match_published(name, total_b, active_b, rel):
+    m = hg.model(name)
+    assert param_count(m) / 1e9 == pytest.approx(total_b, rel=rel)
+    if active_b:
+        assert param_count(m, active=True) / 1e9 == pytest.approx(active_b, rel=rel)
+
+
+def test_deepseek_v3_active_parameters():
+    # DeepSeek's README_WEIGHTS gives 36.7B activated (embedding and head included), its paper
+    # 37B. The architecture gives 37.55B: 61 layers × 0.58B + 1.85B embedding and head.
+    active = param_count(hg.model("DeepSeek-V3"), active=True) / 1e9
+    assert active == pytest.approx(37.0, rel=0.016)
+
+
+def test_lora_trainable_parameters_match_peft():
+    # PEFT print_trainable_parameters for meta-llama/Llama-2-7b-hf, r=8, q_proj and v_proj:
+    # "trainable params: 4,194,304 || all params: 6,742,609,920"
+    m = hg.model("Llama-2-7B")
+    trainable = lora_params(m, rank=8, targets=["q_proj", "v_proj"])
+    assert trainable == 4_194_304
+    assert trainable + param_count(m) == 6_742_609_920
+    assert lora_params(m, 8, "qv") == trainable
+
+
+def test_kv_cache_llama_7b_is_1024_mib():
+    # llama.cpp PR #2325 log: "kv self size = 1024.00 MB" for LLaMA-7B, n_ctx 2048, f16
+    assert kv_cache_bytes(hg.model("Llama-2-7B"), 2048, 1, "fp16") == 1024 * MIB
+
+
+def test_kv_cache_uses_kv_heads_not_hidden_size():
+    # GQA: Llama-3.1-8B caches 8 of 32 heads: 2 × 32 layers × 8 × 128 × 2 bytes = 128 KiB per token
+    assert kv_cache_bytes("Llama-3.1-8B", 1) == 128 * 1024
+    assert kv_cache_bytes("Llama-2-70B", 1000) == kv_cache_bytes("Llama-2-7B", 1000) * 80 * 8 / (32 * 32)
+
+
+def test_kv_cache_sliding_window_caps_tokens():
+    mistral = hg.model("Mistral-7B")  # 4,096-token window on every layer
+    assert kv_cache_bytes(mistral, 32768) == kv_cache_bytes(mistral, 4096)
+    gemma = hg.model("Gemma-2-9B")  # window on 21 of 42 layers
+    per_token = 2 * 8 * 256 * 2
+    assert kv_cache_bytes(gemma, 8192) == per_token * (21 * 8192 + 21 * 4096)
+
+
+def test_kv_cache_mla_caches_the_latent():
+    # DeepSeek-V2/V3: (kv_lora_rank 512 + rope 64) values per token and layer
+    assert kv_cache_bytes("DeepSeek-V3", 1, dtype="bf16") == 61 * 576 * 2
+
+
+def test_kv_cache_dtypes():
+    m = hg.model("Llama-3.1-8B")
+    fp16 = kv_cache_bytes(m, 4096)
+    assert kv_cache_bytes(m, 4096, dtype="fp8") == fp16 / 2
+    assert kv_cache_bytes(m, 4096, dtype="q8_0") == fp16 / 2 * 34 / 32
+    assert kv_cache_bytes(m, 4096, dtype="q4_0") == fp16 / 2 * 18 / 32
+    assert kv_cache_bytes(m, 4096, batch=3) == 3 * fp16
+
+
+@pytest.mark.parametrize(
+    ("fmt", "bytes_per_param"), [("fp32", 4), ("fp16", 2), ("bf16", 2), ("int8", 1), ("int4", 0.5)]
+)
+def test_plain_weight_formats(fmt, bytes_per_param):
+    m = hg.model("Llama-2-7B")
+    assert weights_bytes(m, fmt) == round(6_738_415_616 * bytes_per_param)
+
+
+def test_library_formats_count_their_scales():
+    m = hg.model("Llama-2-7B")
+    linear = param_count(m) - 2 * 32000 * 4096 - (2 * 32 + 1) * 4096  # minus embeddings, head, norms
+    rest = (param_count(m) - linear) * 2  # kept in 16-bit
+    assert weights_bytes(m, "nf4") == pytest.approx(linear * 4.5 / 8 + rest, rel=1e-9)
+    assert weights_bytes(m, "nf4-dq") == pytest.approx(
+        linear * (4 + 8 / 64 + 32 / 16384) / 8 + rest, rel=1e-9
+    )
+    awq = weights_bytes(m, "awq-4bit-g128")
+    assert awq == pytest.approx(linear * (4 + 20 / 128) / 8 + rest, rel=1e-9)
+    assert weights_bytes(m, "gptq-4bit-g128") > awq  # + g_idx
+    assert weights_bytes(m, "gptq-8bit-g64") > weights_bytes(m, "gptq-4bit-g64")
+
+
+def test_training_model_states_are_16_bytes_per_parameter():
+    m = hg.model("Llama-2-7B")
+    n = param_count(m)
+    mem = training_memory(m)
+    states = sum(mem.per_gpu[k] for k in ("weights", "gradients", "master_weights", "optimizer_states"))
+    assert states == pytest.approx(16 * n, abs=4)  # ZeRO paper §3.1: 2 + 2 + 12
+    mem18 = training_memory(m, fp32_grads=True)
+    assert sum(mem18.per_gpu[k] for k in ("weights", "gradients", "master_weights", "optimizer_states")) == (
+        pytest.approx(18 * n, abs=4)
+    )
+
+
+@pytest.mark.parametrize(
+    ("zero", "per_gpu"),
+    [
+        (0, lambda p, n: 16 * p),
+        (1, lambda p, n: 4 * p + 12 * p / n),
+        (2, lambda p, n: 2 * p + 14 * p / n),
+        (3, lambda p, n: 16 * p / n),
+    ],
+)
+def test_zero_stages_follow_the_zero_paper(zero, per_gpu):
+    # Rajbhandari et al. 2020, Figure 1: (2 + 2 + K)Ψ, 2Ψ + 2Ψ + KΨ/N, 2Ψ + (2 + K)Ψ/N, (2 + 2 + K)Ψ/N
+    m = hg.model("Llama-2-7B")
+    p = param_count(m)
+    mem = training_memory(m, gpus=64, zero=zero)
+    states = sum(mem.per_gpu[k] for k in ("weights", "gradients", "master_weights", "optimizer_states"))
+    assert states == pytest.approx(per_gpu(p, 64), rel=1e-6)
+
+
+def test_activations_reproduce_korthikanti():
+    # Korthikanti et al. 2022, Table 2: s·b·h·(34 + 5·a·s/h) per layer, GPT block with dropout
+    m = hg.model("GPT-3-175B")
+    s, b, h, a = 2048, 1, 12288, 96
+    per_layer = s * b * h * (34 + 5 * a * s / h)
+    assert activation_bytes(m, s, b, flash_attention=False) == pytest.approx(96 * per_layer, rel=1e-9)
+    # selective recomputation (or flash attention) keeps 34·s·b·h plus the fp32 softmax statistics
+    assert activation_bytes(m, s, b, recompute="selective") == pytest.approx(
+        96 * (34 * s * h + 4 * a * s), rel=1e-9
+    )
+    # tensor + sequence parallelism divide by t
+    assert activation_bytes(m, s, b, flash_attention=False, tp=8) == pytest.approx(
+        96 * per_layer / 8, rel=1e-9
+    )
+    # full recomputation keeps each layer's input (2·s·b·h) and one layer while recomputing
+    full = activation_bytes(m, s, b, flash_attention=False, recompute="full")
+    assert full == pytest.approx(96 * 2 * s * h + per_layer, rel=1e-9)
+
+
+def test_lora_keeps_the_activations_and_drops_the_states():
+    m = hg.model("Llama-3.1-8B")
+    full = finetune_memory(m, "full")
+    lora = finetune_memory(m, "lora", rank=16)
+    assert lora.per_gpu["optimizer_states"] < full.per_gpu["optimizer_states"] / 100
+    assert lora.per_gpu["activations"] >= full.per_gpu["activations"]  # activations do not shrink
+    qlora = finetune_memory(m, "qlora")
+    assert qlora.per_gpu["weights"] < lora.per_gpu["weights"] / 2.5
+
+
+def test_inference_parts_add_up_and_split_over_gpus():
+    one = inference_memory("Llama-2-70B", batch=4, context=4096)
+    two = inference_memory("Llama-2-70B", batch=4, context=4096, gpus=2)
+    assert one.total_bytes == sum(one.parts.values()) == one.per_gpu_bytes
+    assert two.per_gpu["weights"] == pytest.approx(one.per_gpu["weights"] / 2, abs=1)
+    assert two.per_gpu["cuda_context"] == one.per_gpu["cuda_context"]
+    assert two.total_bytes > one.total_bytes  # a second CUDA context
+
+
+def test_memory_result_fits_and_frames():
+    mem = inference_memory("Llama-3.1-8B", weights="bf16", context=8192)
+    assert mem.fits("RTX 4090") and not mem.fits("RTX 4060 Ti 16GB")
+    assert not mem.fits("RTX 4090", headroom=0.5)
+    frame = mem.to_frame()
+    assert frame["component"].iloc[-1] == "total"
+    assert frame["per_gpu_bytes"].iloc[-1] == mem.per_gpu_bytes
+    assert "GiB" in mem._repr_html_() and "Assumptions" in mem._repr_html_()
+    assert math.isclose(mem.total_gib, mem.total_bytes / GIB)
+    with pytest.raises(ValueError, match="gpus=2"):
+        mem.fits("RTX 4090", count=2)
+
+
+# ----- bad input --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: inference_memory("Llama-2-7B", batch=0), "batch"),
+        (lambda: inference_memory("Llama-2-7B", batch=1.5), "batch"),
+        (lambda: inference_memory("Llama-2-7B", context=float("nan")), "context"),
+        (lambda: inference_memory("Llama-2-7B", weights="q4km"), "weights"),
+        (lambda: inference_memory("Llama-2-7B", kv="fp12"), "kv"),
+        (lambda: inference_memory("Llama-2-7B", engine="ollamaa"), "llama.cpp"),
+        (lambda: training_memory("Llama-2-7B", zero=4), "ZeRO stage"),
+        (lambda: training_memory("Llama-2-7B", optimizer="adam_w"), "adamw"),
+        (lambda: training_memory("Llama-2-7B", precision="fp16-mix"), "fp16-mixed"),
+        (lambda: training_memory("Llama-2-7B", gpus=6, tp=4), "multiple"),
+        (lambda: finetune_memory("Llama-2-7B", method="dora"), "full, lora, qlora"),
+        (lambda: finetune_memory("Llama-2-7B", targets=["q_porj"]), "q_proj"),
+        (lambda: kv_cache_bytes("Llama-2-7B", -5), "tokens"),
+    ],
+)
+def test_bad_input_names_the_argument_and_choices(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_context_beyond_the_maximum_warns_but_answers():
+    with pytest.warns(UserWarning, match="exceeds"):
+        mem = inference_memory("Llama-2-7B", context=8192)
+    assert mem.warnings and mem.per_gpu_bytes > 0
+
+
+def test_unknown_model_is_a_lookup_error():
+    with pytest.raises(LookupError, match="Llama-2-7B"):
+        inference_memory("Llama-2-7", context=10)
