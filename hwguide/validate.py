@@ -1,0 +1,205 @@
+"""Check the kit's estimates against published measurements (data/measurements.csv).
+
+:func:`validate` runs every usable row through the memory math and, side by side, through the
+rules of thumb people use instead, then summarises the error per kind of measurement:
+
+* "2 GB per billion parameters" for 16-bit inference (the source material's rule);
+* "×1.2 of the weights" for inference (popular web calculators; EleutherAI's Transformer Math);
+* "×4 of the 16-bit weights" for full training with Adam (popular calculators);
+* "nominal bits × parameters" for quantised files (a Q4 file taken as 4 bits per weight).
+
+The accuracy report is a benchmark of the kit, not a unit test: run ``python -m hwguide validate``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from typing import Any
+
+import pandas as pd
+
+from .architecture import param_count
+from .catalog import load_table, model
+from .gguf import gguf_file_bytes
+from .memory import finetune_memory, inference_memory, training_memory, weights_bytes
+
+__all__ = ["UNITS", "estimate", "validate"]
+
+UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "KB": 1e3, "MB": 1e6, "GB": 1e9}
+_TARGETS = {"q,v": "qv", "q,k,v,o": "attention", "q,k,v,o,gate,up,down": "all-linear"}
+
+
+def _args(text: str | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in filter(None, (text or "").split(";")):
+        key, value = item.split("=", 1)
+        if value in ("true", "false"):
+            out[key] = value == "true"
+        elif re.fullmatch(r"-?\d+(\.\d+)?", value):
+            out[key] = float(value) if "." in value else int(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _pick(mem: Any, compares: str, scope: str) -> float:
+    parts = mem.parts if scope == "all_gpus" else mem.per_gpu
+    if compares in ("weights", "kv_cache", "activations"):
+        return float(parts[compares])
+    total = float(sum(parts.values()))
+    if compares == "torch":  # torch.cuda.max_memory_* do not see the CUDA context or graphs
+        total -= sum(parts.get(k, 0) for k in ("cuda_context", "cuda_graphs"))
+    return total
+
+
+def _value(row: dict[str, Any], key: str, default: Any = None) -> Any:
+    value = row.get(key)
+    return default if value is None or (isinstance(value, float) and math.isnan(value)) else value
+
+
+def estimate(row: dict[str, Any]) -> float:
+    """The kit's estimate, in bytes, for one row of data/measurements.csv."""
+    args = _args(row.get("args"))
+    m = model(row["model"])
+    kind, compares, scope = row["kind"], row["compares"], row["scope"]
+    if kind == "file_size":
+        fmt = row["weights"]
+        if fmt.isupper():
+            return float(gguf_file_bytes(m, fmt, str(args.get("gguf_rules", "current"))))
+        return float(weights_bytes(m, fmt))
+    batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if kind == "inference_memory":
+            mem = inference_memory(
+                m, row["weights"] or "fp16", row["kv_dtype"] or "fp16", batch, context,
+                row["engine"] or "transformers", args.get("gpus", 1), args.get("flash_attention", True),
+                args.get("cuda_context_mib"),
+            )  # fmt: skip
+            if "gguf_rules" in args:  # weights as the file's own llama.cpp version laid them out
+                from .gguf import gguf_tensor_bytes
+
+                tensors = gguf_tensor_bytes(m, row["weights"], str(args["gguf_rules"]))
+                gpu_weights = sum(s for t, s, _ in tensors if t.kind not in ("embedding", "position"))
+                if compares == "weights":
+                    return float(gpu_weights)
+            return _pick(mem, compares, scope)
+        method = row.get("method") or "full"
+        recompute = row.get("recompute") or "none"
+        flash = args.get("flash_attention", True)
+        context_mib = args.get("cuda_context_mib")
+        gpus = int(_value(row, "gpu_count", 1)) if scope == "per_gpu" else args.get("gpus", 1)
+        if method == "full":
+            mem = training_memory(
+                m, row.get("precision") or "bf16-mixed", row.get("optimizer") or "adamw", batch, context,
+                gpus, args.get("zero", 0), recompute=recompute, flash_attention=flash,
+                cuda_context_mib=context_mib,
+            )  # fmt: skip
+        else:
+            targets = _TARGETS.get(row.get("lora_targets") or "", row.get("lora_targets") or "all-linear")
+            mem = finetune_memory(
+                m, method, int(_value(row, "lora_rank", 8)), targets, args.get("base"), batch, context,
+                recompute == "full", row.get("optimizer") or "adamw", flash, gpus, args.get("zero", 0),
+                cuda_context_mib=context_mib,
+            )  # fmt: skip
+        return _pick(mem, compares, scope)
+
+
+def _nominal_bits(fmt: str) -> float | None:
+    match = re.search(r"(\d+)", fmt)
+    if fmt.lower() in ("fp16", "bf16", "f16"):
+        return 16.0
+    return float(match.group(1)) if match else None
+
+
+def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
+    m = model(row["model"])
+    published = m.params_total_b or param_count(m) / 1e9
+    kind, compares, fmt = row["kind"], row["compares"], row.get("weights") or "fp16"
+    out: dict[str, float | None] = {"2GB/B": None, "x1.2": None, "x4": None, "nominal bits": None}
+    if kind == "file_size":
+        bits = _nominal_bits(fmt)
+        out["nominal bits"] = published * 1e9 * bits / 8 if bits else None
+    elif kind == "inference_memory" and compares in ("total", "torch"):
+        if fmt in ("fp16", "bf16"):
+            out["2GB/B"] = 2e9 * published
+        gguf = fmt.isupper()
+        out["x1.2"] = 1.2 * (gguf_file_bytes(m, fmt) if gguf else weights_bytes(m, fmt))
+    elif kind in ("finetune_memory", "training_memory") and (row.get("method") or "full") == "full":
+        out["x4"] = 4 * weights_bytes(m, "fp16")
+    return out
+
+
+def validate(show: bool = True) -> pd.DataFrame:
+    """Estimate every usable row of data/measurements.csv; print the report when ``show``.
+
+    Returns one row per measurement with ``measured_gib``, ``hwguide_gib``, ``hwguide_err``
+    (signed, a fraction of the measured value) and the same error for each rule of thumb.
+    Excluded rows are listed with their reason.
+    """
+    table = load_table("measurements")
+    records = []
+    for row in table.to_dict("records"):
+        row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
+        measured = float(row["measured"]) * UNITS[row["unit"]]
+        record = {"id": row["id"], "kind": row["kind"], "model": row["model"],
+                  "setup": _setup(row), "measured_gib": measured / 2**30}  # fmt: skip
+        if row.get("excluded_because"):
+            record["excluded_because"] = row["excluded_because"]
+            records.append(record)
+            continue
+        est = estimate(row)
+        record.update(hwguide_gib=est / 2**30, hwguide_err=est / measured - 1)
+        for rule, value in _rules_of_thumb(row).items():
+            record[f"{rule}_err"] = None if value is None else value / measured - 1
+        records.append(record)
+    frame = pd.DataFrame(records)
+    if show:
+        print(report(frame))
+    return frame
+
+
+def _setup(row: dict[str, Any]) -> str:
+    keys = ("weights", "engine", "method", "precision", "optimizer", "batch", "context", "compares", "args")
+    return ", ".join(f"{k}={row[k]}" for k in keys if row.get(k) not in (None, ""))
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median and worst absolute error per kind, for hwguide and each rule of thumb."""
+    used = frame[frame["hwguide_err"].notna()]
+    rows = []
+    for kind, part in used.groupby("kind"):
+        for method in ["hwguide", "2GB/B", "x1.2", "x4", "nominal bits"]:
+            errors = part[f"{method}_err"].dropna().abs()
+            if len(errors):
+                rows.append({"kind": kind, "method": method, "rows": len(errors),
+                             "median_abs_err": errors.median(), "worst_abs_err": errors.max()})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def report(frame: pd.DataFrame) -> str:
+    """The printed accuracy report: every row, then the summary."""
+    used = frame[frame["hwguide_err"].notna()]
+    lines = ["hwguide accuracy against published measurements (GiB = 2**30 bytes)", ""]
+    for kind, part in used.groupby("kind"):
+        lines.append(f"== {kind} ==")
+        for r in part.itertuples():
+            lines.append(
+                f"{r.id:8} {r.model:26.26} measured {r.measured_gib:8.2f}  hwguide {r.hwguide_gib:8.2f}  "
+                f"err {r.hwguide_err:+7.1%}   {r.setup}"
+            )
+        lines.append("")
+    lines.append("== summary: absolute error ==")
+    for r in summary(frame).itertuples():
+        lines.append(
+            f"{r.kind:18} {r.method:13} rows {r.rows:3}  "
+            f"median {r.median_abs_err:6.1%}  worst {r.worst_abs_err:7.1%}"
+        )
+    skipped = frame[frame["hwguide_err"].isna()]
+    lines += [
+        "",
+        f"{len(skipped)} rows excluded (reasons in data/measurements.csv, column excluded_because).",
+    ]
+    return "\n".join(lines)
