@@ -4,13 +4,15 @@
     hg.gpus()            # the GPU catalog (DataFrame)
     hg.gpu("4090")       # one card, as a frozen record
     hg.model("llama-3.1-8b")
+    hg.inference_memory("llama-3.1-8b", weights="Q4_K_M", context=8192)   # GPU memory, part by part
+    hg.finetune_memory("llama-3.1-8b", method="qlora")
 
 Units: memory in GiB (a "24 GB" card has 24 GiB), bandwidth in GB/s (1e9 bytes/s), compute in
 TFLOPS (1e12 FLOP/s; tensor figures dense, FP32 accumulate unless a column says otherwise).
 """
 
 from . import charts
-from .architecture import Model, from_hf_config
+from .architecture import Model, Tensor, from_hf_config, param_count, tensors
 from .catalog import (
     GPU,
     DataError,
@@ -25,25 +27,50 @@ from .catalog import (
     scenarios,
 )
 from .course import check_environment, local_gpus, setup
+from .gguf import gguf_file_bytes
+from .memory import (
+    activation_bytes,
+    finetune_memory,
+    inference_memory,
+    kv_cache_bytes,
+    lora_params,
+    training_memory,
+    weights_bytes,
+)
+from .result import Memory
+from .validate import validate
 
 __version__ = "0.1.0"
 
 __all__ = [
     "GPU",
     "DataError",
+    "Memory",
     "Model",
+    "Tensor",
+    "activation_bytes",
     "charts",
     "check_environment",
     "data_dir",
+    "finetune_memory",
     "from_hf_config",
+    "gguf_file_bytes",
     "gpu",
     "gpus",
+    "inference_memory",
     "interconnects",
+    "kv_cache_bytes",
     "load_table",
     "local_gpus",
+    "lora_params",
     "model",
     "models",
+    "param_count",
     "prices",
     "scenarios",
     "setup",
+    "tensors",
+    "training_memory",
+    "validate",
+    "weights_bytes",
 ]
