@@ -470,6 +470,12 @@ _SHARDED = ("nothing", "optimizer states", "gradients and optimizer states",
             "weights, gradients and optimizer states")  # fmt: skip
 
 
+def _zero_stage(zero: object) -> int:
+    if isinstance(zero, bool) or zero not in (0, 1, 2, 3):
+        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
+    return int(zero)  # type: ignore[call-overload]
+
+
 def _zero_split(zero: int, dp: int) -> tuple[int, int, int]:
     """Divisors of (weights, gradients, optimizer states) under ZeRO stage ``zero`` with dp replicas."""
     return {0: (1, 1, 1), 1: (1, 1, dp), 2: (1, dp, dp), 3: (dp, dp, dp)}[zero]
@@ -509,8 +515,7 @@ def training_memory(
     precision = _choice(precision, "precision", PRECISIONS)
     optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
     gpus, tp, pp = _positive_int(gpus, "gpus"), _positive_int(tp, "tp"), _positive_int(pp, "pp")
-    if zero not in (0, 1, 2, 3) or isinstance(zero, bool):
-        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
+    zero = _zero_stage(zero)
     if gpus % (tp * pp):
         raise ValueError(f"gpus={gpus} is not a multiple of tp × pp = {tp * pp}")
     if offload not in (None, "optimizer", "optimizer+params"):
@@ -711,8 +716,7 @@ def finetune_memory(
             cuda_context_mib=cuda_context_mib,
         )  # fmt: skip
     gpus = _positive_int(gpus, "gpus")
-    if zero not in (0, 1, 2, 3) or isinstance(zero, bool):
-        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
+    zero = _zero_stage(zero)
     optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
     base_fmt = _check_format(base or ("nf4-dq" if method == "qlora" else "bf16"))
     warns = _context_warning(m, _positive_int(seq_len, "seq_len"))
