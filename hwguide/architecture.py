@@ -9,6 +9,7 @@ with MLA, ChatGLM, BERT and GPT-2 style configs) and says which key it missed ot
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -116,8 +117,7 @@ class Model:
                 text += f" + sliding window {self.sliding_window}"
             else:
                 text += (
-                    f" + sliding window {self.sliding_window} on "
-                    f"{self.sliding_window_layers} of {self.layers} layers"
+                    f" + sliding window {self.sliding_window} on {self.sliding_window_layers} of {self.layers} layers"
                 )
         return text
 
@@ -191,9 +191,7 @@ def from_hf_config(
     model_type = str(data.get("model_type", "")).lower()
     layers = _count(_first(data, ("num_hidden_layers", "num_layers", "n_layer"), "layer count"), "layers")
     hidden = _count(_first(data, ("hidden_size", "n_embd", "d_model"), "hidden size"), "hidden_size")
-    heads = _count(
-        _first(data, ("num_attention_heads", "n_head", "num_heads"), "attention head count"), "heads"
-    )
+    heads = _count(_first(data, ("num_attention_heads", "n_head", "num_heads"), "attention head count"), "heads")
     if data.get("multi_query_attention") and data.get("multi_query_group_num"):  # ChatGLM
         kv_heads = _count(data["multi_query_group_num"], "multi_query_group_num")
     else:
@@ -226,9 +224,7 @@ def from_hf_config(
     else:
         attention = "GQA"
 
-    experts = int(
-        data.get("num_local_experts") or data.get("n_routed_experts") or data.get("num_experts") or 0
-    )
+    experts = int(data.get("num_local_experts") or data.get("n_routed_experts") or data.get("num_experts") or 0)
     per_token = int(data.get("num_experts_per_tok") or 0) if experts else 0
     moe_layers = 0
     if experts:
@@ -245,9 +241,7 @@ def from_hf_config(
     window, window_layers = _sliding(data, model_type, layers)
     plain_mlp = model_type in PLAIN_MLP_TYPES
     biased = model_type in BIASED_TYPES or bool(data.get("add_bias_linear"))
-    qkv_bias = (
-        biased or model_type in QKV_BIAS_TYPES or bool(data.get("attention_bias") or data.get("add_qkv_bias"))
-    )
+    qkv_bias = biased or model_type in QKV_BIAS_TYPES or bool(data.get("attention_bias") or data.get("add_qkv_bias"))
     return Model(
         name=name or data.get("_name_or_path") or default_name,
         model_type=model_type or "unknown",
@@ -394,7 +388,8 @@ def _is_moe_layer(m: Model, i: int) -> bool:
     return i not in set(data.get("mlp_only_layers") or []) and (i + 1) % step == 0
 
 
-def tensors(model: Model) -> list[Tensor]:
+@functools.lru_cache(maxsize=512)  # pure function of a frozen Model: computed once per model
+def tensors(model: Model) -> tuple[Tensor, ...]:
     """Every weight tensor of ``model``, in GGUF-like naming, derived from its architecture.
 
     Covers embeddings (and learned positions), each block's attention (MHA/GQA/MQA/MLA) and
@@ -421,9 +416,10 @@ def tensors(model: Model) -> list[Tensor]:
         out.append(Tensor("output_norm", "norm", norm))
         if not m.tied_embeddings:
             out.append(Tensor("output", "lm_head", (m.vocab_size, h)))
-    return out
+    return tuple(out)
 
 
+@functools.lru_cache(maxsize=1024)
 def param_count(model: Model, active: bool = False) -> int:
     """Parameters of ``model`` counted from its architecture (not the published figure).
 

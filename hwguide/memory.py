@@ -134,14 +134,17 @@ def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
     return bits + per_group + g_idx
 
 
-def tensor_bytes(model: Model | str, fmt: str = "fp16") -> list[tuple[Tensor, float, str]]:
+def tensor_bytes(model: Model | str, fmt: str = "fp16") -> tuple[tuple[Tensor, float, str], ...]:
     """(tensor, bytes of all its copies, storage type) for every weight tensor in format ``fmt``."""
-    m = _model(model)
-    fmt = _check_format(fmt)
+    return _tensor_bytes(_model(model), _check_format(fmt))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tensor_bytes(m: Model, fmt: str) -> tuple[tuple[Tensor, float, str], ...]:
     if fmt in GGUF_FILE_TYPES:
         from .gguf import gguf_tensor_bytes
 
-        return gguf_tensor_bytes(m, fmt)
+        return tuple(gguf_tensor_bytes(m, fmt))
     out = []
     for t in tensors(m):
         if fmt in PLAIN_BYTES:
@@ -151,7 +154,7 @@ def tensor_bytes(model: Model | str, fmt: str = "fp16") -> list[tuple[Tensor, fl
             out.append((t, t.size * t.count * bits / 8, fmt))
         else:
             out.append((t, t.size * t.count * 2.0, "16-bit"))
-    return out
+    return tuple(out)
 
 
 def weights_bytes(model: Model | str, fmt: str = "fp16", active: bool = False) -> int:
@@ -335,9 +338,7 @@ def inference_memory(
     warns = _context_warning(m, context)
     w = weights_bytes(m, fmt)
     cache = kv_cache_bytes(m, context, batch, kv)
-    kv_per_gpu = (
-        cache / gpus * (math.ceil(m.kv_heads / gpus) * gpus / m.kv_heads if m.attention != "MLA" else 1)
-    )
+    kv_per_gpu = cache / gpus * (math.ceil(m.kv_heads / gpus) * gpus / m.kv_heads if m.attention != "MLA" else 1)
     h, f, heads = m.hidden_size, _ffn_width(m), m.heads
     if name == "llama.cpp":
         ub = int(_num(eng["ubatch_tokens"], 512))
@@ -386,8 +387,7 @@ def inference_memory(
     parts = {k: v * gpus for k, v in per_gpu.items()}
     parts["weights"], parts["activations"] = w, work
     assumptions = [
-        f"Weights: {fmt}, {w / GIB:.2f} GiB for {param_count(m) / 1e9:.2f}B parameters "
-        "counted from the architecture.",
+        f"Weights: {fmt}, {w / GIB:.2f} GiB for {param_count(m) / 1e9:.2f}B parameters counted from the architecture.",
         f"KV cache: {kv}, {batch} × {context:,} tokens; " + _kv_rule(m),
         *notes,
         f"CUDA context: {context_mib:.0f} MiB per GPU "
@@ -429,8 +429,7 @@ def _kv_rule(m: Model) -> str:
 def _context_warning(m: Model, context: int) -> list[str]:
     if context > m.max_context:
         message = (
-            f"context={context:,} exceeds {m.name}'s maximum of {m.max_context:,} tokens; "
-            "the memory is computed anyway"
+            f"context={context:,} exceeds {m.name}'s maximum of {m.max_context:,} tokens; the memory is computed anyway"
         )
         warnings.warn(message, UserWarning, stacklevel=3)
         return [message]
@@ -605,14 +604,9 @@ def _assemble(
         f"Activations: {batch} × {seq_len:,} tokens per micro-batch, "
         f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
         f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor).",
-        "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, "
-        "10 bytes per token × vocabulary.",
+        "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, 10 bytes per token × vocabulary.",
         f"CUDA context: {context_mib:.0f} MiB per GPU "
-        + (
-            "(measured, given)."
-            if cuda_context_mib is not None
-            else f"({str(eng['source']).split(' ; ')[0]})."
-        ),
+        + ("(measured, given)." if cuda_context_mib is not None else f"({str(eng['source']).split(' ; ')[0]})."),
         "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
         "communication buffers, and temporary copies during the optimizer step.",
     ]
@@ -622,9 +616,7 @@ def _assemble(
             f"ZeRO stage {zero} shards {_SHARDED[zero]} over {dp}."
         )
     if offload:
-        assumptions.append(
-            f"Offloaded to CPU memory: {', '.join(moved)} (DeepSpeed ZeRO-Offload / Infinity)."
-        )
+        assumptions.append(f"Offloaded to CPU memory: {', '.join(moved)} (DeepSpeed ZeRO-Offload / Infinity).")
     return Memory(
         kind=kind,
         per_gpu={k: int(round(v)) for k, v in per_gpu.items()},
