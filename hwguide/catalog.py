@@ -91,16 +91,12 @@ SCHEMAS: dict[str, dict[str, Col]] = {
     "gpus": {
         "name": REQ,
         "aliases": Col(),
-        "architecture": Col(
-            required=True, choices=("Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")
-        ),
+        "architecture": Col(required=True, choices=("Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")),
         "year": Col("int", low=2016, high=2030),
         "segment": Col(required=True, choices=("consumer", "workstation", "datacenter")),
         "market": Col(required=True, choices=("global", "china", "cloud", "modded")),
         "memory_gib": Col("float", required=True, positive=True),
-        "memory_type": Col(
-            required=True, choices=("GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e")
-        ),
+        "memory_type": Col(required=True, choices=("GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e")),
         "bus_bits": POS_INT,
         "bandwidth_gbs": Col("float", required=True, positive=True),
         "cuda_cores": POS_INT,
@@ -198,6 +194,13 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "preallocate_fraction": Col("float", low=0, high=1),
         "prefill_chunk_tokens": POS_INT,
         "ubatch_tokens": POS_INT,
+        "decode_bw_efficiency": Col("float", required=True, low=0.01, high=1),
+        "decode_overhead_us": Col("float", required=True, nonnegative=True),
+        "decode_mfu": Col("float", required=True, low=0.01, high=1),
+        "prefill_mfu": Col("float", required=True, low=0.01, high=1),
+        "training_mfu": Col("float", low=0.01, high=1),
+        "allreduce_efficiency": Col("float", required=True, low=0.01, high=1),
+        "allreduce_latency_us": Col("float", required=True, nonnegative=True),
         "source": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -206,7 +209,15 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "id": REQ,
         "kind": Col(
             required=True,
-            choices=("file_size", "inference_memory", "finetune_memory", "training_memory"),
+            choices=(
+                "file_size",
+                "inference_memory",
+                "finetune_memory",
+                "training_memory",
+                "decode_tps",
+                "prefill_tps",
+                "training_gpu_hours",
+            ),
         ),
         "model": REQ,
         "gpu": Col(),
@@ -224,9 +235,12 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "lora_rank": POS_INT,
         "lora_targets": Col(),
         "measured": Col("float", required=True, positive=True),
-        "unit": Col(required=True, choices=("bytes", "KiB", "MiB", "GiB", "KB", "MB", "GB")),
+        "unit": Col(
+            required=True,
+            choices=("bytes", "KiB", "MiB", "GiB", "KB", "MB", "GB", "tokens/s", "gpu_hours"),
+        ),
         "what": REQ,
-        "compares": Col(choices=("total", "torch", "weights", "kv_cache", "activations", "file")),
+        "compares": Col(choices=("total", "torch", "weights", "kv_cache", "activations", "file", "speed", "gpu_hours")),
         "scope": Col(required=True, choices=("per_gpu", "all_gpus")),
         "args": Col(),
         "excluded_because": Col(),
@@ -296,8 +310,7 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
     extra = [c for c in raw.columns if c not in schema]
     if missing or extra:
         raise DataError(
-            f"{label}: columns differ from the schema (missing: {missing or 'none'}; "
-            f"unexpected: {extra or 'none'})"
+            f"{label}: columns differ from the schema (missing: {missing or 'none'}; unexpected: {extra or 'none'})"
         )
     rows = []
     for i, record in enumerate(raw.to_dict("records")):
@@ -350,8 +363,7 @@ def _check_gpus(frame: pd.DataFrame) -> None:
         for i, (a, b, name) in enumerate(zip(frame[dense], frame[sparse], frame["name"])):
             if a > b:  # False whenever either is NaN
                 raise DataError(
-                    f"gpus.csv, row {i + 2} ({name}), column {dense!r}: dense {a} exceeds "
-                    f"its sparse twin {sparse}={b}"
+                    f"gpus.csv, row {i + 2} ({name}), column {dense!r}: dense {a} exceeds its sparse twin {sparse}={b}"
                 )
 
 

@@ -25,9 +25,13 @@ from .catalog import load_table, model
 from .gguf import gguf_file_bytes
 from .memory import finetune_memory, inference_memory, training_memory, weights_bytes
 
-__all__ = ["UNITS", "estimate", "validate"]
+__all__ = ["RULES", "UNITS", "estimate", "validate"]
 
-UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "KB": 1e3, "MB": 1e6, "GB": 1e9}
+# The rules of thumb reported next to the kit, by the kinds they apply to.
+RULES = ("2GB/B", "x1.2", "x4", "nominal bits", "bandwidth/size", "peak/2P", "6ND@50%")
+
+UNITS = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+         "tokens/s": 1, "gpu_hours": 1}  # fmt: skip
 _TARGETS = {"q,v": "qv", "q,k,v,o": "attention", "q,k,v,o,gate,up,down": "all-linear"}
 
 
@@ -69,6 +73,8 @@ def estimate(row: dict[str, Any]) -> float:
         if fmt.isupper():
             return float(gguf_file_bytes(m, fmt, str(args.get("gguf_rules", "current"))))
         return float(weights_bytes(m, fmt))
+    if kind in ("decode_tps", "prefill_tps", "training_gpu_hours"):
+        return _speed_estimate(row, m, args)
     batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,6 +113,20 @@ def estimate(row: dict[str, Any]) -> float:
         return _pick(mem, compares, scope)
 
 
+def _speed_estimate(row: dict[str, Any], m: Any, args: dict[str, Any]) -> float:
+    """Tokens/s (decode, prefill) or GPU-hours (training) for a speed row."""
+    from .speed import decode_tokens_per_s, prefill_seconds, training_time
+
+    card, engine = row["gpu"], row.get("engine") or "llama.cpp"
+    weights = row.get("weights") or "fp16"
+    batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 128))
+    if row["kind"] == "decode_tps":
+        return decode_tokens_per_s(m, card, weights, batch, context, engine=engine)
+    if row["kind"] == "prefill_tps":
+        return batch * context / prefill_seconds(m, card, context, weights, batch, engine=engine)
+    return training_time(m, float(args["tokens"]), card).gpu_hours
+
+
 def _nominal_bits(fmt: str) -> float | None:
     match = re.search(r"(\d+)", fmt)
     if fmt.lower() in ("fp16", "bf16", "f16"):
@@ -118,7 +138,21 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
     m = model(row["model"])
     published = m.params_total_b or param_count(m) / 1e9
     kind, compares, fmt = row["kind"], row["compares"], row.get("weights") or "fp16"
-    out: dict[str, float | None] = {"2GB/B": None, "x1.2": None, "x4": None, "nominal bits": None}
+    out: dict[str, float | None] = dict.fromkeys(RULES)
+    if kind in ("decode_tps", "prefill_tps", "training_gpu_hours"):
+        from .catalog import gpu
+        from .speed import peak_flops
+
+        card = gpu(row["gpu"])
+        if kind == "decode_tps":  # the naive roofline: bandwidth / size of the weights
+            size = gguf_file_bytes(m, fmt) if fmt.isupper() else weights_bytes(m, fmt)
+            out["bandwidth/size"] = card.bandwidth_gbs * 1e9 / size
+        elif kind == "prefill_tps":
+            out["peak/2P"] = peak_flops(card, "fp16") / (2 * param_count(m))
+        else:  # 6ND at 50% MFU, llm-analysis's suggested flops efficiency
+            flops = 6 * param_count(m) * float(_args(row.get("args"))["tokens"])
+            out["6ND@50%"] = flops / (0.5 * peak_flops(card, "bf16")) / 3600
+        return out
     if kind == "file_size":
         bits = _nominal_bits(fmt)
         out["nominal bits"] = published * 1e9 * bits / 8 if bits else None
@@ -144,14 +178,15 @@ def validate(show: bool = True) -> pd.DataFrame:
     for row in table.to_dict("records"):
         row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
         measured = float(row["measured"]) * UNITS[row["unit"]]
+        speed = row["kind"] in ("decode_tps", "prefill_tps", "training_gpu_hours")
         record = {"id": row["id"], "kind": row["kind"], "model": row["model"],
-                  "setup": _setup(row), "measured_gib": measured / 2**30}  # fmt: skip
+                  "setup": _setup(row), "measured_gib": measured / (1 if speed else 2**30)}  # fmt: skip
         if row.get("excluded_because"):
             record["excluded_because"] = row["excluded_because"]
             records.append(record)
             continue
         est = estimate(row)
-        record.update(hwguide_gib=est / 2**30, hwguide_err=est / measured - 1)
+        record.update(hwguide_gib=est / (1 if speed else 2**30), hwguide_err=est / measured - 1)
         for rule, value in _rules_of_thumb(row).items():
             record[f"{rule}_err"] = None if value is None else value / measured - 1
         records.append(record)
@@ -162,7 +197,18 @@ def validate(show: bool = True) -> pd.DataFrame:
 
 
 def _setup(row: dict[str, Any]) -> str:
-    keys = ("weights", "engine", "method", "precision", "optimizer", "batch", "context", "compares", "args")
+    keys = (
+        "gpu",
+        "weights",
+        "engine",
+        "method",
+        "precision",
+        "optimizer",
+        "batch",
+        "context",
+        "compares",
+        "args",
+    )
     return ", ".join(f"{k}={row[k]}" for k in keys if row.get(k) not in (None, ""))
 
 
@@ -171,12 +217,23 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     used = frame[frame["hwguide_err"].notna()]
     rows = []
     for kind, part in used.groupby("kind"):
-        for method in ["hwguide", "2GB/B", "x1.2", "x4", "nominal bits"]:
+        for method in ["hwguide", *RULES]:
             errors = part[f"{method}_err"].dropna().abs()
             if len(errors):
+                rank = _rank_correlation(part, method) if kind in ("decode_tps", "prefill_tps") else None
                 rows.append({"kind": kind, "method": method, "rows": len(errors),
-                             "median_abs_err": errors.median(), "worst_abs_err": errors.max()})  # fmt: skip
+                             "median_abs_err": errors.median(), "worst_abs_err": errors.max(),
+                             "rank_correlation": rank})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _rank_correlation(part: pd.DataFrame, method: str) -> float | None:
+    """Spearman correlation between measured and estimated speeds over the rows of one model."""
+    same = part[part["model"] == part["model"].mode().iloc[0]].dropna(subset=[f"{method}_err"])
+    if len(same) < 3:
+        return None
+    estimated = same["measured_gib"] * (1 + same[f"{method}_err"])
+    return float(same["measured_gib"].rank().corr(estimated.rank()))
 
 
 def report(frame: pd.DataFrame) -> str:
@@ -193,9 +250,10 @@ def report(frame: pd.DataFrame) -> str:
         lines.append("")
     lines.append("== summary: absolute error ==")
     for r in summary(frame).itertuples():
+        rank = "" if pd.isna(r.rank_correlation) else f"  rank correlation {r.rank_correlation:.2f}"
         lines.append(
-            f"{r.kind:18} {r.method:13} rows {r.rows:3}  "
-            f"median {r.median_abs_err:6.1%}  worst {r.worst_abs_err:7.1%}"
+            f"{r.kind:18} {r.method:14} rows {r.rows:3}  "
+            f"median {r.median_abs_err:6.1%}  worst {r.worst_abs_err:7.1%}{rank}"
         )
     skipped = frame[frame["hwguide_err"].isna()]
     lines += [

@@ -25,8 +25,11 @@ def test_gguf_and_gptq_file_sizes_within_half_a_percent(report):
 
 
 def test_rows_beyond_25_percent_are_explained(report):
+    # the memory rows (issue 3) and the pre-training GPU-hours (target 20%) explain their outliers
     notes = hg.load_table("measurements").set_index("id")["notes"]
-    far = report[report["hwguide_err"].abs() > 0.25]
+    memory = report["kind"].str.endswith(("memory", "size"))
+    hours = report["kind"] == "training_gpu_hours"
+    far = report[(memory & (report["hwguide_err"].abs() > 0.25)) | (hours & (report["hwguide_err"].abs() > 0.2))]
     for row_id in far["id"]:
         assert str(notes[row_id]).startswith("Beyond 25%"), row_id
 
@@ -41,9 +44,7 @@ def test_gguf_llama2_7b_q4_k_m_is_byte_exact():
     # tensors computed with the 2023 rules + 741,056 bytes of metadata.
     tensors = sum(s for _, s, _ in hg.gguf.gguf_tensor_bytes(hg.model("Llama-2-7B"), "Q4_K_M", "2023"))
     assert tensors + 741_056 == 4_081_004_224
-    assert hg.gguf_file_bytes(hg.model("Llama-2-7B"), "Q4_K_M", "2023") == pytest.approx(
-        4_081_004_224, rel=1e-5
-    )
+    assert hg.gguf_file_bytes(hg.model("Llama-2-7B"), "Q4_K_M", "2023") == pytest.approx(4_081_004_224, rel=1e-5)
 
 
 def test_gguf_q4_k_m_rules():
