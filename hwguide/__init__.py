@@ -38,11 +38,36 @@ from .memory import (
     weights_bytes,
 )
 from .result import Memory
+from .speed import (
+    TrainingTime,
+    arithmetic_intensity,
+    break_even_days,
+    decode_tokens_per_s,
+    peak_flops,
+    prefill_seconds,
+    roofline,
+    roofline_table,
+    training_time,
+)
 from .validate import validate
+from .value import compare, decode_name, rank_gpus, value_ranking
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "value_ranking",
+    "training_time",
+    "roofline_table",
+    "roofline",
+    "rank_gpus",
+    "prefill_seconds",
+    "peak_flops",
+    "decode_tokens_per_s",
+    "decode_name",
+    "compare",
+    "break_even_days",
+    "arithmetic_intensity",
+    "TrainingTime",
     "GPU",
     "DataError",
     "Memory",

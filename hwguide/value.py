@@ -1,0 +1,269 @@
+"""Rankings, value for money, two-card comparisons and what a card's name means.
+
+Every ranking comes from a stated reference workload run through the speed and memory models,
+so the reader can see (and change) what a score means:
+
+* inference: Llama-3.1-8B in fp16 with a 4,096-token context, decoded for one user and for a
+  batch of 32 users; the score is the geometric mean of the two speeds;
+* training: bf16 mixed-precision AdamW training of Qwen2.5-1.5B (a 1B-class model), micro-batch
+  1 × 2,048 tokens with activation checkpointing; the score is training tokens/s at the engine's
+  training MFU, i.e. proportional to dense BF16 (or FP16) Tensor TFLOPS: bandwidth and links,
+  which also slow real training, are not in this score.
+
+Scores are relative to a reference card (100 = the reference). Value = score per 1,000 units of
+currency, from the dated observations in data/prices.csv (or prices you pass).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from .catalog import GPU, gpus
+from .catalog import gpu as lookup_gpu
+from .catalog import prices as price_table
+from .memory import _choice, _engine, _num, inference_memory, training_memory
+from .speed import decode_tokens_per_s, peak_flops
+
+__all__ = ["INFERENCE_WORKLOAD", "TRAINING_WORKLOAD", "compare", "decode_name", "rank_gpus", "value_ranking"]
+
+INFERENCE_WORKLOAD: dict[str, Any] = dict(model="Llama-3.1-8B", weights="fp16", context=4096, batch=32,
+                                          engine="vllm")  # fmt: skip
+TRAINING_WORKLOAD: dict[str, Any] = dict(model="Qwen2.5-1.5B", batch=1, seq_len=2048, recompute="full",
+                                         engine="transformers")  # fmt: skip
+REFERENCE = "A100 SXM4 80GB"
+
+
+def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
+    single = decode_tokens_per_s(w["model"], card, w["weights"], 1, w["context"], engine=w["engine"])
+    many = decode_tokens_per_s(w["model"], card, w["weights"], w["batch"], w["context"], engine=w["engine"])
+    one_fits = inference_memory(w["model"], w["weights"], batch=1, context=w["context"], engine=w["engine"]).fits(card)
+    all_fit = inference_memory(w["model"], w["weights"], batch=w["batch"], context=w["context"],
+                               engine=w["engine"]).fits(card)  # fmt: skip
+    fits = "yes" if all_fit else ("1 user only" if one_fits else "does not fit")
+    return {"tokens_per_s_1_user": single, f"tokens_per_s_{w['batch']}_users": many,
+            "raw": math.sqrt(single * many), "fits": fits}  # fmt: skip
+
+
+def _score_training(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
+    from .architecture import param_count
+    from .memory import _model
+
+    m = _model(w["model"])
+    precision = "bf16" if card.bf16_tflops else "fp16"
+    mfu = _num(_engine(w["engine"]).get("training_mfu"), 0.4)
+    tokens_per_s = peak_flops(card, precision) * mfu / (6 * param_count(m))
+    fits = training_memory(m, batch=w["batch"], seq_len=w["seq_len"], recompute=w.get("recompute", "none"),
+                           precision="bf16-mixed" if precision == "bf16" else "fp16-mixed").fits(card)  # fmt: skip
+    return {"precision": precision, "training_tokens_per_s": tokens_per_s, "raw": tokens_per_s,
+            "fits": "yes" if fits else "does not fit"}  # fmt: skip
+
+
+def rank_gpus(
+    task: str = "inference",
+    workload: Mapping[str, Any] | None = None,
+    reference: str = REFERENCE,
+    cards: list[str] | None = None,
+) -> pd.DataFrame:
+    """Cards ranked by speed on a reference workload; ``score`` is 100 for ``reference``.
+
+    ``workload`` overrides the defaults (:data:`INFERENCE_WORKLOAD`, :data:`TRAINING_WORKLOAD`).
+    Cards lacking a figure the model needs (e.g. the A10G's unpublished Tensor rate) are listed
+    with the reason instead of a score. The ``fits`` column says whether the workload fits the
+    card's memory (10% headroom).
+    """
+    task = _choice(task, "task", ("inference", "training"))
+    base = INFERENCE_WORKLOAD if task == "inference" else TRAINING_WORKLOAD
+    w = {**base, **(workload or {})}
+    scorer = _score_inference if task == "inference" else _score_training
+    names = cards or list(gpus()["name"])
+    rows = []
+    for name in names:
+        card = lookup_gpu(name)
+        try:
+            rows.append({"gpu": card.name, **scorer(card, w), "note": ""})
+        except ValueError as err:
+            rows.append({"gpu": card.name, "raw": math.nan, "fits": "", "note": str(err)})
+    ref = lookup_gpu(reference).name
+    ref_raw = scorer(lookup_gpu(ref), w)["raw"]
+    frame = pd.DataFrame(rows)
+    frame.insert(1, "score", 100 * frame.pop("raw") / ref_raw)
+    frame = frame.sort_values("score", ascending=False, na_position="last").reset_index(drop=True)
+    frame.attrs["workload"] = dict(w, task=task, reference=ref)
+    return frame
+
+
+_CONDITION_KINDS = {
+    "new": ("street-new", "estimate-new", "msrp"),
+    "used": ("street-used", "estimate-used"),
+    "any": ("street-new", "street-used", "estimate-new", "estimate-used", "msrp"),
+}
+
+
+def _prices(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) -> pd.DataFrame:
+    if prices is None:
+        return price_table()
+    if isinstance(prices, Mapping):
+        rows = []
+        for name, amount in prices.items():
+            if not isinstance(amount, (int, float)) or not amount > 0:
+                raise ValueError(f"prices[{name!r}] must be a positive amount, not {amount!r}")
+            rows.append({"gpu": lookup_gpu(name).name, "date": _dt.date.today(), "currency": currency,
+                         "amount": float(amount), "kind": "street-new", "region": "user",
+                         "source": "your price", "notes": ""})  # fmt: skip
+        return pd.DataFrame(rows)
+    frame = prices.copy()
+    if (frame["amount"] <= 0).any():
+        raise ValueError("prices: every amount must be positive")
+    return frame
+
+
+def value_ranking(
+    task: str = "inference",
+    currency: str = "CNY",
+    as_of: str | _dt.date | None = None,
+    prices: pd.DataFrame | Mapping[str, float] | None = None,
+    condition: str = "new",
+    workload: Mapping[str, Any] | None = None,
+    reference: str = REFERENCE,
+) -> pd.DataFrame:
+    """Cards ranked by score per 1,000 units of ``currency`` (CNY or USD).
+
+    The price of each card is its latest observation on or before ``as_of`` (default: today) in
+    ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new, then
+    the launch MSRP), "used" (street-used, estimate-used) or "any". Pass ``prices`` as a
+    {gpu: amount} dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no
+    such price are kept, marked "no price", at the bottom. Prices are not converted between
+    currencies.
+    """
+    currency = _choice(currency, "currency", ("CNY", "USD"))
+    condition = _choice(condition, "condition", _CONDITION_KINDS)
+    day = _dt.date.fromisoformat(as_of) if isinstance(as_of, str) else (as_of or _dt.date.today())
+    ranking = rank_gpus(task, workload, reference)
+    table = _prices(prices, currency)
+    kinds = _CONDITION_KINDS[condition]
+    table = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
+    table = table[[d <= day for d in table["date"]]]
+    table = table.assign(tier=table["kind"].map({k: i for i, k in enumerate(kinds)}))
+    chosen = {}
+    for name, group in table.groupby("gpu"):
+        best = group.sort_values(["tier", "date"], ascending=[True, False]).iloc[0]
+        chosen[name] = best
+    rows = []
+    for row in ranking.itertuples():
+        price = chosen.get(row.gpu)
+        rows.append({
+            "gpu": row.gpu, "score": row.score, "fits": row.fits,
+            "price": price["amount"] if price is not None else math.nan,
+            "price_kind": price["kind"] if price is not None else "no price",
+            "price_date": price["date"] if price is not None else None,
+            "price_source": price["source"] if price is not None else "",
+        })  # fmt: skip
+    frame = pd.DataFrame(rows)
+    frame["score_per_1000"] = 1000 * frame["score"] / frame["price"]
+    frame = frame.sort_values("score_per_1000", ascending=False, na_position="last").reset_index(drop=True)
+    frame.attrs["workload"] = dict(ranking.attrs["workload"], currency=currency, as_of=str(day),
+                                   condition=condition)  # fmt: skip
+    return frame
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparing two cards
+# ---------------------------------------------------------------------------------------------
+
+COMPARE_ROWS = [
+    ("architecture", "Newer architectures add formats: BF16 (Ampere), FP8 (Ada, Hopper), FP4 (Blackwell)."),
+    ("memory_gib", "Memory decides which models fit at all; a model that does not fit cannot run at full speed."),
+    ("memory_type", "HBM (stacked next to the GPU) delivers several times the bandwidth of GDDR."),
+    ("bandwidth_gbs", "Decode speed at small batch is set by bandwidth: every token reads all active weights."),
+    ("cuda_cores", "CUDA cores run non-tensor math; counts are only comparable within one architecture."),
+    ("tensor_cores", "Tensor Core counts are only comparable within one generation; compare the TFLOPS rows."),
+    ("fp32_tflops", "FP32 without Tensor Cores: matters for classic HPC, little for LLMs."),
+    ("fp16_tflops", "Dense FP16 Tensor TFLOPS with FP32 accumulation: what mixed-precision training and prefill use."),
+    ("bf16_tflops", "Dense BF16 Tensor TFLOPS: the usual training format since Ampere."),
+    ("fp16_acc16_tflops", "FP16 with FP16 accumulation: 2× the FP32-accumulate rate on GeForce; rarely used to train."),
+    ("fp8_tflops", "Dense FP8 (Ada, Hopper, Blackwell): doubles throughput for FP8 inference and training."),
+    ("int8_tops", "Dense INT8 Tensor TOPS: quantised inference."),
+    ("fp4_tflops", "Dense FP4 (Blackwell only)."),
+    ("tdp_w", "Board power: sets the power supply, cooling and electricity cost."),
+    ("nvlink_gbs", "NVLink between cards (both directions): matters for multi-GPU training and tensor parallelism."),
+    ("pcie_gen", "PCIe generation of the host link: 4.0 x16 moves about 32 GB/s each way, 5.0 twice that."),
+    ("msrp_usd", "Launch price in USD, where NVIDIA announced one."),
+]  # fmt: skip
+
+
+def compare(a: str, b: str) -> pd.DataFrame:
+    """Every parameter of cards ``a`` and ``b`` side by side, with the ratio b/a and what it means."""
+    ga, gb = lookup_gpu(a), lookup_gpu(b)
+    rows = []
+    for column, meaning in COMPARE_ROWS:
+        va, vb = getattr(ga, column), getattr(gb, column)
+        numeric = isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool)
+        ratio = vb / va if numeric and va else math.nan
+        rows.append({"parameter": column, ga.name: va, gb.name: vb, "ratio": ratio, "meaning": meaning})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a name means
+# ---------------------------------------------------------------------------------------------
+
+_LETTERS = {"V": "Volta", "T": "Turing", "A": "Ampere", "L": "Ada Lovelace", "H": "Hopper", "B": "Blackwell"}
+_GEFORCE_GEN = {"20": "Turing", "30": "Ampere", "40": "Ada Lovelace", "50": "Blackwell"}
+
+
+def decode_name(name: str) -> dict[str, str]:
+    """Explain a card's name: series, architecture, generation, tier, memory, form factor, market.
+
+    The facts come from the catalog row (architecture, memory, form factor, market); the name is
+    split into the parts NVIDIA's naming uses.
+    """
+    g = lookup_gpu(name)
+    parts: dict[str, str] = {
+        "name": g.name,
+        "architecture": g.architecture,
+        "memory": f"{g.memory_gib:g} GiB {g.memory_type}",
+    }
+    words = g.name.split()
+    if g.segment == "consumer":
+        number = next(w for w in words if w[:2].isdigit())
+        parts["series"] = "GeForce RTX (consumer)"
+        parts["generation"] = f"{number[:2]} series = {_GEFORCE_GEN.get(number[:2], g.architecture)}"
+        parts["tier"] = f"{number[2:]} = tier within the generation (higher is faster)"
+        extra = [w for w in words[2:] if w not in ("16GB", "12GB")]
+        if extra:
+            parts["suffix"] = (
+                " ".join(extra)
+                + ": a step up within the tier"
+                + (" (22GB: an aftermarket memory mod, not an NVIDIA product)" if g.market == "modded" else "")
+            )
+    elif g.segment == "workstation":
+        parts["series"] = "RTX workstation (formerly Quadro): ECC memory, blower or passive cooling, certified drivers"
+        parts["generation"] = f"the generation is in the name ({'A = Ampere' if 'A6000' in g.name else g.architecture})"
+    else:
+        letter = g.name[0] if g.name[0] in _LETTERS else g.name[:2]
+        if g.name.startswith(("GH", "GB")):
+            parts["series"] = f"{g.name[:2]} = Grace CPU + {_LETTERS[g.name[1]]} GPU on one module (superchip)"
+        else:
+            parts["series"] = f"{letter} = {_LETTERS.get(letter, g.architecture)} data-centre GPU"
+        digits = "".join(ch for ch in words[0] if ch.isdigit())
+        if g.market == "china":
+            parts["tier"] = (f"{digits}: a China-market number (A800/H800 = cut-down A100/H100; "
+                             "H20/L20 = parts made for the Chinese market)")  # fmt: skip
+        elif digits in ("100", "200"):
+            parts["tier"] = f"{digits}: the flagship training part of its generation"
+        else:
+            parts["tier"] = f"{digits}: a smaller inference / graphics part of its generation"
+    if g.form_factor:
+        parts["form_factor"] = g.form_factor
+    parts["market"] = {
+        "global": "sold worldwide",
+        "china": "China-market variant, cut down to meet US export rules (see its notes for what was cut)",
+        "cloud": "cloud-only variant (AWS)",
+        "modded": "aftermarket modification",
+    }[g.market]
+    return parts

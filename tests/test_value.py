@@ -1,0 +1,62 @@
+"""Rankings, value for money, comparisons and names."""
+
+import math
+
+import pytest
+
+import hwguide as hg
+from hwguide.value import compare, decode_name, rank_gpus, value_ranking
+
+
+def test_rank_inference_is_relative_to_the_reference():
+    table = rank_gpus("inference")
+    assert table.set_index("gpu").loc["A100 SXM4 80GB", "score"] == pytest.approx(100)
+    top = table.dropna(subset=["score"]).iloc[0]["gpu"]
+    assert top in ("GB200", "B200")  # the highest-bandwidth cards
+    assert (table["score"].dropna().diff().dropna() <= 1e-9).all()  # sorted
+    # the A10G's Tensor rate is unpublished: listed with the reason, not dropped
+    a10g = table.set_index("gpu").loc["A10G"]
+    assert math.isnan(a10g["score"]) and "A10G" in a10g["note"]
+
+
+def test_rank_training_says_what_does_not_fit():
+    table = rank_gpus("training").set_index("gpu")
+    assert table.loc["RTX 4090", "fits"] == "does not fit"  # 16 B/param × 1.5B + activations > 21.6 GiB
+    assert table.loc["A100 SXM4 80GB", "fits"] == "yes"
+    assert table.loc["H100 SXM", "score"] == pytest.approx(100 * 989.5 / 312)
+
+
+def test_value_ranking_prices_and_missing_prices():
+    table = value_ranking("inference", "CNY")
+    assert (table.loc[table["price_kind"] == "no price", "score_per_1000"].isna()).all()
+    priced = table.dropna(subset=["score_per_1000"])
+    assert (priced["score_per_1000"].diff().dropna() <= 1e-9).all()
+    assert len(table) == len(hg.gpus())  # nothing dropped silently
+
+
+def test_value_ranking_with_your_own_prices_and_as_of():
+    mine = value_ranking("inference", "CNY", prices={"RTX 4090": 15000, "RTX 3090": 5000})
+    row = mine.set_index("gpu")
+    assert row.loc["RTX 3090", "price"] == 5000
+    assert row.loc["RTX 3090", "score_per_1000"] > row.loc["RTX 4090", "score_per_1000"]
+    past = value_ranking("inference", "CNY", as_of="2021-01-01").set_index("gpu")
+    assert past.loc["RTX 4090", "price_kind"] == "no price"  # not yet launched
+    with pytest.raises(ValueError, match="positive"):
+        value_ranking(prices={"RTX 4090": -5})
+    with pytest.raises(ValueError, match="CNY, USD"):
+        value_ranking(currency="EUR")
+
+
+def test_compare_3090_4090():
+    table = compare("3090", "4090").set_index("parameter")
+    assert table.loc["cuda_cores", "ratio"] == pytest.approx(16384 / 10496)  # +56%, as the source says
+    assert table.loc["bandwidth_gbs", "ratio"] == pytest.approx(1008 / 936)
+    assert table.loc["nvlink_gbs", "RTX 3090"] > 0 and table.loc["nvlink_gbs", "RTX 4090"] == 0
+
+
+def test_decode_name():
+    assert decode_name("H100 SXM")["series"].startswith("H = Hopper")
+    assert "40 series" in decode_name("RTX 4090")["generation"]
+    assert "China" in decode_name("A800 SXM4 80GB")["market"]
+    assert "aftermarket" in decode_name("2080ti 22G")["market"]
+    assert "Grace" in decode_name("GH200 144GB")["series"]
