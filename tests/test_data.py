@@ -183,9 +183,7 @@ def test_memory_bandwidth_matches_bus_and_memory_type(gpu_table):
         "GDDR7": (28.0, 36.0),
     }
     rows = gpu_table.dropna(subset=["bus_bits"])
-    for name, kind, bandwidth, bits in zip(
-        rows["name"], rows["memory_type"], rows["bandwidth_gbs"], rows["bus_bits"]
-    ):
+    for name, kind, bandwidth, bits in zip(rows["name"], rows["memory_type"], rows["bandwidth_gbs"], rows["bus_bits"]):
         low, high = per_pin[kind]
         assert low <= bandwidth * 8 / bits <= high, (name, kind, bandwidth * 8 / bits)
 

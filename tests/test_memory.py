@@ -114,9 +114,7 @@ def test_library_formats_count_their_scales():
     linear = param_count(m) - 2 * 32000 * 4096 - (2 * 32 + 1) * 4096  # minus embeddings, head, norms
     rest = (param_count(m) - linear) * 2  # kept in 16-bit
     assert weights_bytes(m, "nf4") == pytest.approx(linear * 4.5 / 8 + rest, rel=1e-9)
-    assert weights_bytes(m, "nf4-dq") == pytest.approx(
-        linear * (4 + 8 / 64 + 32 / 16384) / 8 + rest, rel=1e-9
-    )
+    assert weights_bytes(m, "nf4-dq") == pytest.approx(linear * (4 + 8 / 64 + 32 / 16384) / 8 + rest, rel=1e-9)
     awq = weights_bytes(m, "awq-4bit-g128")
     assert awq == pytest.approx(linear * (4 + 20 / 128) / 8 + rest, rel=1e-9)
     assert weights_bytes(m, "gptq-4bit-g128") > awq  # + g_idx
@@ -160,13 +158,9 @@ def test_activations_reproduce_korthikanti():
     per_layer = s * b * h * (34 + 5 * a * s / h)
     assert activation_bytes(m, s, b, flash_attention=False) == pytest.approx(96 * per_layer, rel=1e-9)
     # selective recomputation (or flash attention) keeps 34·s·b·h plus the fp32 softmax statistics
-    assert activation_bytes(m, s, b, recompute="selective") == pytest.approx(
-        96 * (34 * s * h + 4 * a * s), rel=1e-9
-    )
+    assert activation_bytes(m, s, b, recompute="selective") == pytest.approx(96 * (34 * s * h + 4 * a * s), rel=1e-9)
     # tensor + sequence parallelism divide by t
-    assert activation_bytes(m, s, b, flash_attention=False, tp=8) == pytest.approx(
-        96 * per_layer / 8, rel=1e-9
-    )
+    assert activation_bytes(m, s, b, flash_attention=False, tp=8) == pytest.approx(96 * per_layer / 8, rel=1e-9)
     # full recomputation keeps each layer's input (2·s·b·h) and one layer while recomputing
     full = activation_bytes(m, s, b, flash_attention=False, recompute="full")
     assert full == pytest.approx(96 * 2 * s * h + per_layer, rel=1e-9)

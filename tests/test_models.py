@@ -82,9 +82,7 @@ def test_models_table_has_the_required_architectures():
         ("Qwen2.5-0.5B", dict(tied_embeddings=True)),
         (
             "Gemma-2-9B",
-            dict(
-                layers=42, head_dim=256, sliding_window=4096, sliding_window_layers=21, tied_embeddings=True
-            ),
+            dict(layers=42, head_dim=256, sliding_window=4096, sliding_window_layers=21, tied_embeddings=True),
         ),
         (
             "DeepSeek-V3",

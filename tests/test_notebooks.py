@@ -30,8 +30,6 @@ def test_notebook_outputs_are_committed_and_clean(path):
             assert out["output_type"] != "error", "a saved error output"
             assert out.get("name") != "stderr", f"a saved stderr output: {out.get('text')}"
             text = json.dumps({k: v for k, v in out.get("data", {}).items() if not k.startswith("image/")})
-            assert not MACHINE_SPECIFIC.search(text + json.dumps(out.get("text", ""))), (
-                "machine-specific output"
-            )
+            assert not MACHINE_SPECIFIC.search(text + json.dumps(out.get("text", ""))), "machine-specific output"
     counts = [c["execution_count"] for c in code]
     assert counts == list(range(1, len(code) + 1)), "cells were not run top to bottom in one go"
