@@ -26,6 +26,7 @@ from .catalog import (
     prices,
     scenarios,
 )
+from .claims import source_claims
 from .course import check_environment, local_gpus, setup
 from .gguf import gguf_file_bytes
 from .memory import (
@@ -55,6 +56,7 @@ from .value import compare, decode_name, rank_gpus, value_ranking
 __version__ = "0.1.0"
 
 __all__ = [
+    "source_claims",
     "value_ranking",
     "training_time",
     "roofline_table",

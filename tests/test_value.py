@@ -60,3 +60,13 @@ def test_decode_name():
     assert "China" in decode_name("A800 SXM4 80GB")["market"]
     assert "aftermarket" in decode_name("2080ti 22G")["market"]
     assert "Grace" in decode_name("GH200 144GB")["series"]
+
+
+def test_source_claims_are_judged_with_numbers():
+    claims = hg.source_claims().set_index("claim")
+    assert set(claims["verdict"]) <= {"holds", "holds with caveats", "does not hold"}
+    nvlink = claims.filter(like="dropped NVLink", axis=0).iloc[0]
+    assert nvlink["verdict"] == "does not hold" and "112.5" in nvlink["evidence"]
+    sixty = claims.filter(like="60%", axis=0).iloc[0]
+    assert sixty["verdict"] == "does not hold" and "23%" in sixty["evidence"]
+    assert len(claims) >= 10
