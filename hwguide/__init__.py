@@ -23,6 +23,7 @@ from .catalog import (
     load_table,
     model,
     models,
+    platforms,
     prices,
     scenarios,
 )
@@ -38,6 +39,7 @@ from .memory import (
     training_memory,
     weights_bytes,
 )
+from .planner import Plan, build_system, evaluate_scenario, recommend
 from .result import Memory
 from .speed import (
     TrainingTime,
@@ -50,12 +52,20 @@ from .speed import (
     roofline_table,
     training_time,
 )
+from .tables import guide_tables, style_table
 from .validate import validate
 from .value import compare, decode_name, rank_gpus, value_ranking
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "platforms",
+    "style_table",
+    "guide_tables",
+    "recommend",
+    "evaluate_scenario",
+    "build_system",
+    "Plan",
     "source_claims",
     "value_ranking",
     "training_time",

@@ -38,6 +38,7 @@ __all__ = [
     "load_table",
     "model",
     "models",
+    "platforms",
     "prices",
     "scenarios",
 ]
@@ -183,6 +184,17 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "ram_gb": Col("float", required=True, positive=True),
         "disk_tb": Col("float", required=True, positive=True),
         "price_cny": Col("float", required=True, positive=True),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "platforms": {
+        "platform": Col(required=True, choices=("desktop", "workstation", "server")),
+        "max_gpus": Col("int", required=True, positive=True),
+        "cpu_class": REQ,
+        "ram_gb": Col("float", required=True, positive=True),
+        "disk_tb": Col("float", required=True, positive=True),
+        "price_cny": POS,
         "source": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -380,6 +392,11 @@ def prices() -> pd.DataFrame:
 def interconnects() -> pd.DataFrame:
     """PCIe, NVLink and NVSwitch links with per-direction and total bandwidth in GB/s."""
     return _table("interconnects").copy()
+
+
+def platforms() -> pd.DataFrame:
+    """Platform classes (desktop, workstation, server) from the source material's builds."""
+    return _table("platforms").copy()
 
 
 def scenarios() -> pd.DataFrame:

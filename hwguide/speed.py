@@ -21,6 +21,7 @@ Efficiency factors are data (``data/engines.csv``), fitted to the measurements i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections.abc import Sequence
 
@@ -194,25 +195,27 @@ def arithmetic_intensity(
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _links() -> dict[str, dict[str, object]]:
+    return {str(row["name"]): row for row in interconnects().astype(object).to_dict("records")}
+
+
 def default_link(card: str | GPU, gpus: int) -> str:
     """The link a machine with ``gpus`` of ``card`` most likely has: NVLink where the card has it
     (bridges join two cards; SXM boards eight), else its PCIe generation, x16."""
     g = _card(card)
-    table = interconnects()
     if gpus > 1 and (g.nvlink_gbs or 0) > 0:
         limit = 8 if (g.form_factor or "").upper().startswith(("SXM", "SUPERCHIP")) else 2
         if gpus <= limit:
-            for name, used_by, kind in zip(table["name"], table["used_by"], table["kind"]):
-                if kind == "nvlink" and g.name in str(used_by).split(";"):
-                    return str(name)
+            for name, row in _links().items():
+                if row["kind"] == "nvlink" and g.name in str(row["used_by"]).split(";"):
+                    return name
     return f"PCIe {g.pcie_gen or 4}.0 x16"
 
 
 def _link(name: str) -> dict[str, object]:
-    table = interconnects()
-    names = list(table["name"])
-    chosen = _choice(name, "interconnect", names)
-    return table.set_index("name").loc[chosen].to_dict() | {"name": chosen}
+    links = _links()
+    return links[_choice(name, "interconnect", list(links))]
 
 
 def allreduce_seconds(bytes_: float, gpus: int, link: str, engine: str = "vllm") -> float:

@@ -1,0 +1,493 @@
+"""The planner: from a need and a budget to ranked builds (GPU × count + platform), with reasons.
+
+:func:`recommend` tries every allowed card at every allowed count against the need (inference,
+fine-tuning, pre-training, any combination), using the memory and speed models, and returns a
+:class:`Plan`: the builds that meet the need, ranked by price, and the builds that fail, each with
+its reason ("does not fit", "too slow", "over budget", "no price"). :func:`build_system` completes
+a build with the platform. :func:`evaluate_scenario` checks the source material's own builds.
+
+Platform rules (stated here and in the notebook; sources where they exist):
+
+* platform class by GPU count: up to 2 cards on a consumer desktop, up to 4 on a workstation, more
+  on a server, as the source material's builds do (data/platforms.csv); SXM cards need a server
+  (HGX baseboard);
+* system RAM: at least the total GPU memory, rounded up to 64/128/256/512/1024 GB (the kit's
+  rule: weights are staged in host memory when loading and offloading), never below the
+  platform's RAM in the source's builds;
+* disk: data scale (GB → 2 TB, TB → 4 TB, 10TB → 16 TB) plus checkpoints; the kit's rule;
+* power: GPU TDPs + 100 W for the CPU and board (Dettmers' worked example counts 100 W of CPU),
+  power supply = 1.25 × that, rounded up to 50 W (a margin for load spikes; the kit's rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import html
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+
+from .architecture import Model, param_count
+from .catalog import GPU, gpus, load_table, models, scenarios
+from .catalog import gpu as lookup_gpu
+from .catalog import model as lookup_model
+from .memory import finetune_memory, inference_memory, training_memory
+from .speed import decode_tokens_per_s, default_link, training_time
+from .value import _CONDITION_KINDS, _prices
+
+__all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
+
+RAM_SIZES = (64, 128, 256, 512, 1024, 2048)
+DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
+
+
+def _as_model(value: Model | str | float, what: str) -> Model:
+    """A catalog model, a Model, or the dense catalog model closest to a parameter count."""
+    if isinstance(value, Model):
+        return value
+    if isinstance(value, str):
+        return lookup_model(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        count = value * 1e9 if value < 1e5 else value  # "7" or 7e9 both mean 7B
+        table = models()
+        dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]  # decoder-only, dense
+        best = min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count)))
+        return lookup_model(best)
+    raise ValueError(f"{what} model must be a catalog name, a Model or a parameter count, not {value!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """The planner's answer: ``builds`` that meet the need (best first) and ``failed`` ones, with reasons."""
+
+    builds: pd.DataFrame
+    failed: pd.DataFrame
+    need: Mapping[str, Any]
+    assumptions: tuple[str, ...]
+
+    def _repr_html_(self) -> str:
+        show = ["gpu", "count", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "days", "why"]
+        cols = [c for c in show if c in self.builds.columns]
+        head = self.builds[cols].head(10).to_html(index=False, float_format=lambda x: f"{x:,.1f}")
+        notes = "".join(f"<li>{html.escape(a)}</li>" for a in self.assumptions)
+        return (
+            f"<div><b>{len(self.builds)} builds meet the need; {len(self.failed)} do not</b> "
+            f"(see <code>.failed</code> for why){head}<details><summary>Assumptions</summary>"
+            f"<ul>{notes}</ul></details></div>"
+        )
+
+
+@functools.cache
+def _platforms() -> pd.DataFrame:
+    return load_table("platforms").set_index("platform")
+
+
+def build_system(
+    card: str | GPU, count: int = 1, data_scale: str = "GB", currency: str = "CNY", gpu_price: float | None = None
+) -> dict[str, Any]:
+    """Complete a build of ``count`` × ``card`` with its platform: CPU class, RAM, disk, power, price.
+
+    ``data_scale`` is GB, TB or 10TB (the source's scales). ``gpu_price`` is per card, in
+    ``currency``; the platform price comes from data/platforms.csv (CNY only).
+    """
+    g = card if isinstance(card, GPU) else lookup_gpu(card)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise ValueError(f"count must be a positive whole number, not {count!r}")
+    if data_scale not in DISK_TB:
+        raise ValueError(f"data_scale={data_scale!r} is not one of: {', '.join(DISK_TB)}")
+    platforms = _platforms()
+    sxm = (g.form_factor or "").upper().startswith(("SXM", "SUPERCHIP"))
+    name = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
+    if count > int(platforms.loc["server", "max_gpus"]):
+        raise ValueError(f"count={count} is more than one server holds (8); plan several machines")
+    p = platforms.loc[name]
+    vram = g.memory_gib * count
+    ram = next(size for size in RAM_SIZES if size >= max(vram, float(p["ram_gb"])))
+    disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
+    draw = g.tdp_w * count + 100
+    psu = math.ceil(1.25 * draw / 50) * 50
+    platform_price = float(p["price_cny"]) if currency == "CNY" and pd.notna(p["price_cny"]) else math.nan
+    gpus_total = gpu_price * count if gpu_price is not None else math.nan
+    notes = []
+    if count >= 3 and not sxm and "blower" not in (g.form_factor or "").lower() and g.segment == "consumer":
+        notes.append(
+            "3+ consumer cards: take blower-style or 2-slot models, or risers; triple-slot coolers "
+            "do not fit side by side (Dettmers: blower fans for 4× builds)"
+        )
+    if sxm:
+        notes.append("SXM cards come on an HGX baseboard in a server; they are not sold as single cards")
+    if g.market == "modded":
+        notes.append("aftermarket memory mod: no NVIDIA warranty, check the seller's")
+    return {
+        "gpu": g.name,
+        "count": count,
+        "platform": name,
+        "cpu": str(p["cpu_class"]),
+        "gpu_memory_gib": vram,
+        "ram_gb": ram,
+        "disk_tb": disk,
+        "power_w": draw,
+        "psu_w": psu,
+        "gpu_price": gpus_total,
+        "platform_price": platform_price,
+        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price),
+        "platform_priced": not math.isnan(platform_price),
+        "notes": "; ".join(notes),
+    }
+
+
+def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
+    """Each card's price: its latest observation in ``currency`` of the preferred kind for ``condition``."""
+    kinds = _CONDITION_KINDS[condition]
+    rows = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
+    rows = rows.assign(tier=rows["kind"].map({k: i for i, k in enumerate(kinds)}))
+    rows = rows.sort_values(["tier", "date"], ascending=[True, False]).drop_duplicates("gpu")
+    return {g: (float(a), f"{k} {d}") for g, a, k, d in zip(rows["gpu"], rows["amount"], rows["kind"], rows["date"])}
+
+
+def _allowed_cards(allow: Mapping[str, Any] | Sequence[str] | None) -> list[GPU]:
+    table = gpus()
+    if allow is None:
+        allow = {}
+    if not isinstance(allow, Mapping):
+        return [lookup_gpu(n) for n in allow]
+    for key in allow:
+        if key not in ("segments", "markets", "modded", "names"):
+            raise ValueError(f"gpus: unknown filter {key!r}; use segments, markets, modded or names")
+    if "names" in allow:
+        table = table[table["name"].isin([lookup_gpu(n).name for n in allow["names"]])]
+    if "segments" in allow:
+        table = table[table["segment"].isin(allow["segments"])]
+    if "markets" in allow:
+        table = table[table["market"].isin(allow["markets"])]
+    if allow.get("modded") is False:
+        table = table[table["market"] != "modded"]
+    return [lookup_gpu(n) for n in table["name"]]
+
+
+def recommend(
+    inference: Mapping[str, Any] | None = None,
+    finetune: Mapping[str, Any] | None = None,
+    pretrain: Mapping[str, Any] | None = None,
+    budget: float | None = None,
+    currency: str = "CNY",
+    gpus: Mapping[str, Any] | Sequence[str] | None = None,
+    counts: Sequence[int] = (1, 2, 4, 8),
+    condition: str = "any",
+    prices: pd.DataFrame | Mapping[str, float] | None = None,
+    data_scale: str = "GB",
+    headroom: float = 0.1,
+) -> Plan:
+    """Builds (card × count + platform) that meet a need within a budget, best (cheapest) first.
+
+    * ``inference``: dict(model=..., weights="fp16", context=4096, users=1, tokens_per_s=None)
+      where tokens_per_s is the speed each user needs;
+    * ``finetune``: dict(model=..., method="lora", seq_len=2048, batch=1, rank=16,
+      gradient_checkpointing=True); several cards shard the model (FSDP / ZeRO-3);
+    * ``pretrain``: dict(model=... or a parameter count, tokens=..., deadline_days=...);
+    * ``budget``: the whole build in ``currency``; ``gpus``: a list of names or a filter dict
+      (segments, markets, modded=False, names); ``counts``: the GPU counts to try;
+      ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price}.
+
+    Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
+    given as a parameter count stands in as the closest dense catalog model (said in the
+    assumptions). Nothing raises for a need no build meets: ``builds`` is then empty and
+    ``failed`` says why each build fails. Contradictory input raises ValueError.
+    """
+    if inference is None and finetune is None and pretrain is None:
+        raise ValueError("no workload: give at least one of inference=, finetune= or pretrain=")
+    if budget is not None and not budget > 0:
+        raise ValueError(f"budget must be a positive amount, not {budget!r}")
+    if currency not in ("CNY", "USD"):
+        raise ValueError(f"currency={currency!r} is not one of: CNY, USD")
+    if condition not in _CONDITION_KINDS:
+        raise ValueError(f"condition={condition!r} is not one of: {', '.join(_CONDITION_KINDS)}")
+    if not counts or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in counts):
+        raise ValueError(f"counts must be positive whole numbers, not {counts!r}")
+    if not 0 <= headroom < 1:
+        raise ValueError(f"headroom must be a fraction in [0, 1), not {headroom!r}")
+    need = _normalise(inference, finetune, pretrain)
+    price_of = _card_prices(currency, condition, _prices(prices, currency))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        memory = {count: _memory_for(need, count) for count in sorted(set(counts))}
+    need["assumptions"] += sorted({str(w.message) for w in caught})
+    rows = []
+    for card in _allowed_cards(gpus):
+        for count in sorted(set(counts)):
+            price = price_of.get(card.name, (math.nan, "no price"))
+            rows.append(
+                _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)
+            )
+    table = pd.DataFrame(rows)
+    ok = table["status"] == "ok"
+    builds = table[ok].sort_values(
+        ["build_price", "gpu_price", "score"], ascending=[True, True, False], na_position="last"
+    )
+    failed = table[~ok].sort_values(["status", "gpu", "count"])
+    return Plan(builds.reset_index(drop=True), failed.reset_index(drop=True), need, tuple(need["assumptions"]))
+
+
+def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
+    need: dict[str, Any] = {"assumptions": []}
+    if inference is not None:
+        known = {"model", "weights", "context", "users", "tokens_per_s", "kv"}
+        _keys_ok(inference, known, "inference")
+        m = _as_model(inference.get("model"), "inference")
+        users, context = int(inference.get("users", 1)), int(inference.get("context", 4096))
+        if users < 1 or context < 1:
+            raise ValueError("inference: users and context must be at least 1")
+        need["inference"] = dict(
+            model=m,
+            weights=inference.get("weights", "fp16"),
+            context=context,
+            users=users,
+            tokens_per_s=inference.get("tokens_per_s"),
+            kv=inference.get("kv", "fp16"),
+        )
+        _note_proxy(need, inference.get("model"), m)
+    if finetune is not None:
+        known = {"model", "method", "seq_len", "batch", "rank", "gradient_checkpointing", "optimizer", "targets"}
+        _keys_ok(finetune, known, "finetune")
+        m = _as_model(finetune.get("model"), "finetune")
+        need["finetune"] = dict(
+            model=m,
+            method=finetune.get("method", "lora"),
+            seq_len=int(finetune.get("seq_len", 2048)),
+            batch=int(finetune.get("batch", 1)),
+            rank=int(finetune.get("rank", 16)),
+            gradient_checkpointing=bool(finetune.get("gradient_checkpointing", True)),
+            optimizer=finetune.get("optimizer", "adamw"),
+            targets=finetune.get("targets", "all-linear"),
+        )
+        _note_proxy(need, finetune.get("model"), m)
+    if pretrain is not None:
+        _keys_ok(pretrain, {"model", "tokens", "deadline_days", "seq_len", "batch"}, "pretrain")
+        m = _as_model(pretrain.get("model"), "pretrain")
+        tokens = pretrain.get("tokens")
+        if tokens is None or not tokens > 0:
+            raise ValueError("pretrain: give tokens=, the number of training tokens (e.g. 20 × parameters)")
+        deadline = pretrain.get("deadline_days")
+        if deadline is not None and not deadline > 0:
+            raise ValueError(f"pretrain: deadline_days must be more than 0 days, not {deadline!r}")
+        need["pretrain"] = dict(
+            model=m,
+            tokens=float(tokens),
+            deadline_days=deadline,
+            seq_len=int(pretrain.get("seq_len", 2048)),
+            batch=int(pretrain.get("batch", 1)),
+        )
+        _note_proxy(need, pretrain.get("model"), m)
+    return need
+
+
+def _keys_ok(given: Mapping[str, Any], known: set[str], what: str) -> None:
+    if not isinstance(given, Mapping):
+        raise ValueError(f"{what} must be a dict such as dict(model='Llama-3.1-8B'), not {given!r}")
+    unknown = set(given) - known
+    if unknown:
+        raise ValueError(f"{what}: unknown keys {sorted(unknown)}; use {sorted(known)}")
+    if "model" not in given:
+        raise ValueError(f"{what}: model= is required (a catalog name, a Model or a parameter count)")
+
+
+def _note_proxy(need: dict[str, Any], given: Any, m: Model) -> None:
+    if isinstance(given, (int, float)) and not isinstance(given, bool):
+        need["assumptions"].append(
+            f"A model of {given:g}{'B' if given < 1e5 else ''} parameters is represented by {m.name} "
+            f"({param_count(m) / 1e9:.2f}B), the closest dense catalog model."
+        )
+
+
+def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
+    """The memory each part of the need takes per GPU when spread over ``count`` GPUs (card-independent)."""
+    out: dict[str, Any] = {}
+    zero = 3 if count > 1 else 0
+    if "inference" in need:
+        w = need["inference"]
+        engine = "llama.cpp" if str(w["weights"]).isupper() else "vllm"
+        out["inference"] = inference_memory(w["model"], w["weights"], w["kv"], w["users"], w["context"], engine, count)
+    if "finetune" in need:
+        f = need["finetune"]
+        out["finetune"] = finetune_memory(
+            f["model"],
+            f["method"],
+            f["rank"],
+            f["targets"],
+            None,
+            f["batch"],
+            f["seq_len"],
+            f["gradient_checkpointing"],
+            f["optimizer"],
+            gpus=count,
+            zero=zero,
+        )
+    if "pretrain" in need:
+        p = need["pretrain"]
+        out["pretrain"] = training_memory(
+            p["model"], batch=p["batch"], seq_len=p["seq_len"], gpus=count, zero=zero, recompute="full"
+        )
+    return out
+
+
+def _try_build(
+    card: GPU,
+    count: int,
+    need: Mapping[str, Any],
+    memory: Mapping[str, Any],
+    budget: float | None,
+    currency: str,
+    condition: str,
+    priced: tuple[float, str],
+    data_scale: str,
+    headroom: float,
+) -> dict[str, Any]:
+    price, price_note = priced
+    row: dict[str, Any] = {
+        "gpu": card.name,
+        "count": count,
+        "status": "ok",
+        "why": "",
+        "gpu_price_each": price,
+        "price_note": price_note,
+        "score": math.nan,
+    }
+    try:
+        system = build_system(card, count, data_scale, currency, None if math.isnan(price) else price)
+    except ValueError as err:
+        return row | {"status": "not buildable", "why": str(err)}
+    row.update(
+        {
+            k: system[k]
+            for k in (
+                "platform",
+                "cpu",
+                "ram_gb",
+                "disk_tb",
+                "power_w",
+                "psu_w",
+                "gpu_price",
+                "build_price",
+                "platform_priced",
+            )
+        }
+    )
+    if not system["platform_priced"]:
+        row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
+    row["link"] = default_link(card, count) if count > 1 else ""
+    labels = {
+        "inference": "inference",
+        "finetune": f"{need.get('finetune', {}).get('method', '')} fine-tuning",
+        "pretrain": "pre-training",
+    }
+    problems = [
+        f"does not fit: {labels[k]} needs {m.per_gpu_gib:.1f} GiB per GPU"
+        for k, m in memory.items()
+        if not m.fits(card, headroom=headroom)
+    ]
+    row["per_gpu_gib"] = max(m.per_gpu_gib for m in memory.values())
+    precision = "bf16" if card.bf16_tflops else "fp16"
+    try:
+        if "inference" in need:
+            w = need["inference"]
+            engine = "llama.cpp" if str(w["weights"]).isupper() else "vllm"
+            speed = decode_tokens_per_s(w["model"], card, w["weights"], w["users"], w["context"], count, engine)
+            row["tokens_per_s_per_user"] = speed / w["users"]
+            row["score"] = speed
+            if w["tokens_per_s"] and speed / w["users"] < w["tokens_per_s"]:
+                problems.append(f"too slow: {speed / w['users']:.1f} tokens/s per user, {w['tokens_per_s']} needed")
+        if "pretrain" in need:
+            p = need["pretrain"]
+            days = training_time(p["model"], p["tokens"], card, count, precision=precision, recompute=True).days
+            row["days"] = days
+            row["score"] = 1 / days if math.isnan(row["score"]) else row["score"]
+            if p["deadline_days"] and days > p["deadline_days"]:
+                problems.append(f"too slow: {days:,.0f} days of training, deadline {p['deadline_days']}")
+    except ValueError as err:  # e.g. a card without a sourced Tensor rate
+        problems.append(f"cannot be estimated: {err}")
+    if math.isnan(price):
+        problems.append(f"no price: no {condition} {currency} price for {card.name} in the data")
+    else:
+        total = row["gpu_price"] if math.isnan(row["build_price"]) else row["build_price"]
+        if budget is not None and total > budget:
+            problems.append(f"over budget: {total:,.0f} {currency} > {budget:,.0f}")
+    if problems:
+        row["status"] = problems[0].split(":")[0]
+        row["why"] = "; ".join(problems)
+    else:
+        row["why"] = _why(card, count, row, need, currency)
+    return row
+
+
+def _why(card: GPU, count: int, row: Mapping[str, Any], need: Mapping[str, Any], currency: str) -> str:
+    parts = [
+        f"{count} × {card.name} hold the work with {card.memory_gib * count - row['per_gpu_gib'] * count:.0f} "
+        f"GiB to spare"
+    ]
+    if "tokens_per_s_per_user" in row and not math.isnan(row.get("tokens_per_s_per_user", math.nan)):
+        parts.append(f"{row['tokens_per_s_per_user']:.0f} tokens/s per user")
+    if "days" in row:
+        parts.append(f"{row['days']:,.1f} days of pre-training")
+    price = (
+        f"{row['build_price']:,.0f} {currency}"
+        if row["platform_priced"]
+        else f"{row['gpu_price']:,.0f} {currency} for the GPUs (no sourced server platform price)"
+    )
+    parts.append(price)
+    if count > 1:
+        parts.append(f"linked by {row['link']}")
+    return "; ".join(parts)
+
+
+def evaluate_scenario(name: str) -> dict[str, Any]:
+    """Check the source's builds for scenario ``name`` (individual, team, company) against its own need.
+
+    Returns the scenario rows, a per-build check (does each build hold the largest model it names
+    for inference and LoRA fine-tuning, and pre-train its training size?), and what the planner
+    recommends today for the same need.
+    """
+    table = scenarios()
+    if name not in set(table["scenario"]):
+        raise LookupError(f"scenario={name!r} is not one of: {', '.join(sorted(set(table['scenario'])))}")
+    rows = table[table["scenario"] == name]
+    first = rows.iloc[0]
+    size = float(first["infer_finetune_max_b"])
+
+    def need_for(users: int) -> dict[str, Any]:
+        return dict(
+            inference=dict(model=size, weights="fp16", context=4096, users=users),
+            finetune=dict(model=size, method="lora", seq_len=2048),
+            pretrain=dict(model=float(first["train_b"]), tokens=20 * float(first["train_b"]) * 1e9),
+        )
+
+    checks = []
+    for row in rows.itertuples():
+        verdicts = {}
+        for users in (int(row.users_min), int(row.users_max)):
+            plan = recommend(**need_for(users), gpus=[row.gpu], counts=(int(row.gpu_count),), condition="any")
+            ok = len(plan.builds) > 0
+            why = "" if ok else plan.failed.iloc[0]["why"]
+            reasons = [r for r in why.split("; ") if not r.startswith("no price")]
+            verdicts[users] = "meets the need" if ok or not reasons else "; ".join(reasons)
+        checks.append(
+            {
+                "tier": row.tier,
+                "build": f"{row.gpu_count} × {row.gpu}",
+                "source_price_cny": row.price_cny,
+                f"{int(row.users_min)} users": verdicts[int(row.users_min)],
+                f"{int(row.users_max)} users": verdicts[int(row.users_max)],
+            }
+        )
+    need = need_for(int(first["users_max"]))
+    today = recommend(**need, budget=float(rows["price_cny"].max()) * 1.5, condition="any")
+    return {
+        "scenario": rows,
+        "need": need,
+        "checks": pd.DataFrame(checks),
+        "today": today,
+        "assumptions": today.assumptions + ("Pre-training uses 20 tokens per parameter (Chinchilla).",),
+    }

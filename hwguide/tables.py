@@ -1,0 +1,402 @@
+"""The guide's six tables, computed from the data, in English or Chinese, and styled for display.
+
+:func:`guide_tables` returns the six tables the source material promises, each a DataFrame whose
+``attrs`` carry its title and a caption (assumptions, price date, sources):
+
+1. GPU performance ranking; 2. GPU value ranking; 3. parameters of popular cards;
+4. hardware to train models of each size; 5. hardware to fine-tune and run them;
+6. configurations for different needs.
+
+:func:`style_table` turns any of them into a pandas Styler with a fixed table id, so notebook
+outputs and exports are reproducible.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import math
+import warnings
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from .catalog import gpu, model
+from .memory import finetune_memory, inference_memory, training_memory
+from .planner import evaluate_scenario
+from .speed import training_time
+from .value import INFERENCE_WORKLOAD, REFERENCE, TRAINING_WORKLOAD, rank_gpus, value_ranking
+
+__all__ = ["POPULAR_GPUS", "SIZES", "guide_tables", "style_table"]
+
+POPULAR_GPUS = [
+    "RTX 2080 Ti",
+    "RTX 2080 Ti 22GB",
+    "RTX 3090",
+    "RTX 4080",
+    "RTX 4090",
+    "RTX 5090",
+    "RTX A6000",
+    "L20",
+    "L40S",
+    "A100 PCIe 40GB",
+    "A100 SXM4 80GB",
+    "A800 SXM4 80GB",
+    "H20",
+    "H100 SXM",
+    "H200 SXM",
+    "B200",
+]
+# Model sizes of the guide's tables and the catalog model that stands for each (dense, decoder-only).
+SIZES = {
+    "0.5B": "Qwen2.5-0.5B",
+    "1.5B": "Qwen2.5-1.5B",
+    "3B": "Llama-3.2-3B",
+    "7B": "Llama-2-7B",
+    "13B": "Llama-2-13B",
+    "34B": "Yi-34B",
+    "70B": "Llama-2-70B",
+}
+CARD_CLASSES = ["RTX 4090", "L20", "A100 SXM4 80GB", "H100 SXM"]  # 24, 48, 80 GiB (and a faster 80 GiB)
+COUNTS = (1, 2, 4, 8)
+
+ZH = {
+    "gpu": "显卡",
+    "inference_score": "推理得分",
+    "training_score": "训练得分",
+    "memory_gib": "显存 (GiB)",
+    "bandwidth_gbs": "显存带宽 (GB/s)",
+    "bf16_tflops": "BF16 算力 (TFLOPS)",
+    "fits_inference": "推理是否装得下",
+    "score": "得分",
+    "price": "价格",
+    "price_kind": "价格类型",
+    "price_date": "价格日期",
+    "score_per_1000": "每千元得分",
+    "architecture": "架构",
+    "year": "年份",
+    "memory_type": "显存类型",
+    "fp16_tflops": "FP16 算力 (TFLOPS)",
+    "fp8_tflops": "FP8 算力 (TFLOPS)",
+    "tdp_w": "功耗 (W)",
+    "nvlink_gbs": "NVLink (GB/s)",
+    "msrp_usd": "首发价 (USD)",
+    "size": "模型规模",
+    "model": "代表模型",
+    "precision": "精度",
+    "memory_1gpu_gib": "单卡显存需求 (GiB)",
+    "days_8x_h100": "8×H100 训练天数",
+    "inference_fp16_gib": "推理 FP16 (GiB)",
+    "inference_int8_gib": "推理 INT8 (GiB)",
+    "inference_int4_gib": "推理 INT4 (GiB)",
+    "lora_gib": "LoRA (GiB)",
+    "qlora_gib": "QLoRA (GiB)",
+    "full_finetune_gib": "全参微调 (GiB)",
+    "smallest_card_int4": "INT4 推理最小显卡",
+    "smallest_card_qlora": "QLoRA 最小显卡",
+    "scenario": "场景",
+    "tier": "配置",
+    "source_build": "原文配置",
+    "source_price_cny": "原文价格 (元)",
+    "check_min_users": "最少用户时",
+    "check_max_users": "最多用户时",
+    "today": "本工具今天的推荐",
+}
+ZH_VALUES = {
+    "yes": "是",
+    "does not fit": "装不下",
+    "1 user only": "仅够 1 个用户",
+    "no price": "无价格",
+    "meets the need": "满足需求",
+    "basic": "基础",
+    "advanced": "进阶",
+    "msrp": "首发价",
+    "street-new": "新卡市场价",
+    "street-used": "二手价",
+    "estimate-new": "新卡估价",
+    "estimate-used": "二手估价",
+}
+ZH_PHRASES = [
+    ("none meets the whole need", "没有满足全部需求的配置"),
+    ("meets the need", "满足需求"),
+    ("does not fit", "装不下"),
+    ("lora fine-tuning", "LoRA 微调"),
+    ("inference", "推理"),
+    ("server platform not priced", "服务器平台无价格"),
+    ("per GPU", "每卡"),
+    ("needs", "需要"),
+    (" users", " 个用户"),
+    ("GPUs", "显卡"),
+]
+
+
+def _zh_text(value: object) -> object:
+    if not isinstance(value, str):
+        return value
+    if value in ZH_VALUES:
+        return ZH_VALUES[value]
+    for en, zh in ZH_PHRASES:
+        value = value.replace(en, zh)
+    return value
+
+
+TITLES = {
+    "en": [
+        "1. GPU performance ranking",
+        "2. GPU value ranking",
+        "3. Parameters of popular GPUs",
+        "4. Hardware to train models of each size",
+        "5. Hardware to fine-tune and run models of each size",
+        "6. Configurations for different needs",
+    ],
+    "zh": [
+        "1. 显卡性能排名表",
+        "2. 显卡性价比排名表",
+        "3. 热门显卡参数对比表",
+        "4. 各参数大模型训练所需硬件表",
+        "5. 各参数大模型微调与推理硬件表",
+        "6. 不同需求下硬件配置表",
+    ],
+}
+
+
+def _count_for(mem_at: dict[int, Any], card: str) -> str:
+    for count in COUNTS:
+        if mem_at[count].fits(card):
+            return f"{count} ×"
+    return "> 8"
+
+
+def _smallest_card(mem: Any) -> str:
+    from .catalog import gpus
+
+    table = gpus().dropna(subset=["fp16_tflops"]).sort_values(["memory_gib", "msrp_usd"])
+    for name, memory in zip(table["name"], table["memory_gib"]):
+        if mem.per_gpu_bytes <= memory * 2**30 * 0.9:
+            return f"{name} ({memory:g} GiB)"
+    return "none: needs several GPUs"
+
+
+def _performance() -> pd.DataFrame:
+    inf = rank_gpus("inference").set_index("gpu")
+    trn = rank_gpus("training").set_index("gpu")
+    rows = []
+    for name in inf.index:
+        g = gpu(name)
+        rows.append(
+            {
+                "gpu": name,
+                "inference_score": inf.loc[name, "score"],
+                "training_score": trn.loc[name, "score"],
+                "memory_gib": g.memory_gib,
+                "bandwidth_gbs": g.bandwidth_gbs,
+                "bf16_tflops": g.bf16_tflops,
+                "fits_inference": inf.loc[name, "fits"],
+            }
+        )
+    frame = pd.DataFrame(rows)
+    w, t = INFERENCE_WORKLOAD, TRAINING_WORKLOAD
+    frame.attrs["caption"] = (
+        f"Scores relative to the {REFERENCE} (= 100). Inference: {w['model']} in {w['weights']}, "
+        f"{w['context']:,}-token context, geometric mean of 1-user and {w['batch']}-user decode speed; "
+        f"training: {t['model']} bf16 mixed-precision AdamW, proportional to dense BF16 TFLOPS at a fitted MFU. "
+        "Speed factors fitted to the llama.cpp CUDA scoreboard and published pre-training GPU-hours "
+        "(data/measurements.csv)."
+    )
+    return frame
+
+
+def _value(currency: str) -> pd.DataFrame:
+    inf = value_ranking("inference", currency, condition="any")
+    trn = value_ranking("training", currency, condition="any").set_index("gpu")
+    frame = inf[["gpu", "score", "price", "price_kind", "price_date", "score_per_1000"]].copy()
+    frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
+    frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
+    dates = [d for d in frame["price_date"] if d is not None]
+    span = f"{min(dates)} to {max(dates)}" if dates else "none"
+    frame.attrs["caption"] = (
+        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in "
+        f"data/prices.csv (new, used or estimate; the price_kind column says which). Price dates {span}; prices "
+        "are not converted between currencies; cards with no price stay at the bottom."
+    )
+    return frame
+
+
+def _parameters() -> pd.DataFrame:
+    columns = [
+        "architecture",
+        "year",
+        "memory_gib",
+        "memory_type",
+        "bandwidth_gbs",
+        "fp16_tflops",
+        "bf16_tflops",
+        "fp8_tflops",
+        "tdp_w",
+        "nvlink_gbs",
+        "msrp_usd",
+    ]
+    rows = [{"gpu": n, **{c: getattr(gpu(n), c) for c in columns}} for n in POPULAR_GPUS]
+    frame = pd.DataFrame(rows)
+    frame.attrs["caption"] = (
+        "Dense Tensor TFLOPS with FP32 accumulation (no sparsity); memory in GiB as marketed; NVLink total of both "
+        "directions. Sources per card in data/gpus.csv."
+    )
+    return frame
+
+
+def _training() -> pd.DataFrame:
+    rows = []
+    for size, name in SIZES.items():
+        m = model(name)
+        for precision in ("bf16-mixed", "bf16"):
+            mem_at = {
+                c: training_memory(
+                    m, precision, batch=1, seq_len=2048, gpus=c, zero=3 if c > 1 else 0, recompute="full"
+                )
+                for c in COUNTS
+            }
+            row: dict[str, Any] = {
+                "size": size,
+                "model": name,
+                "precision": precision,
+                "memory_1gpu_gib": mem_at[1].per_gpu_gib,
+            }
+            for card in CARD_CLASSES:
+                row[card] = _count_for(mem_at, card)
+            days = training_time(
+                m,
+                20 * m.params_total_b * 1e9 if m.params_total_b else 20 * 1e9,
+                "H100 SXM",
+                8,
+                precision="bf16",
+                recompute=True,
+            ).days
+            row["days_8x_h100"] = days
+            rows.append(row)
+    frame = pd.DataFrame(rows)
+    frame.attrs["caption"] = (
+        "Fewest cards (1, 2, 4 or 8; ZeRO-3 / FSDP sharding, activation checkpointing, micro-batch 1 × 2,048 tokens, "
+        "AdamW; bf16-mixed keeps fp32 master weights and moments, 16 bytes per parameter, pure bf16 8) whose memory "
+        "holds training with 10% headroom; '> 8' needs more than one server. Days: 20 tokens "
+        "per parameter (Chinchilla) on 8 × H100 SXM at the fitted MFU. Each size is represented by the named model."
+    )
+    return frame
+
+
+def _finetune_inference() -> pd.DataFrame:
+    rows = []
+    for size, name in SIZES.items():
+        m = model(name)
+        inf = {f: inference_memory(m, f, context=4096) for f in ("fp16", "int8", "int4")}
+        lora = finetune_memory(m, "lora", gradient_checkpointing=True)
+        qlora = finetune_memory(m, "qlora", gradient_checkpointing=True)
+        full = finetune_memory(m, "full", gradient_checkpointing=True)
+        rows.append(
+            {
+                "size": size,
+                "model": name,
+                "inference_fp16_gib": inf["fp16"].per_gpu_gib,
+                "inference_int8_gib": inf["int8"].per_gpu_gib,
+                "inference_int4_gib": inf["int4"].per_gpu_gib,
+                "lora_gib": lora.per_gpu_gib,
+                "qlora_gib": qlora.per_gpu_gib,
+                "full_finetune_gib": full.per_gpu_gib,
+                "smallest_card_int4": _smallest_card(inf["int4"]),
+                "smallest_card_qlora": _smallest_card(qlora),
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame.attrs["caption"] = (
+        "One GPU. Inference: batch 1, 4,096-token context, transformers runtime; int8/int4 = every weight at 8/4 bits. "
+        "Fine-tuning: micro-batch 1 × 2,048 tokens with activation checkpointing; LoRA rank 16 on all linear layers "
+        "over a bf16 base, QLoRA over an NF4 base; full = bf16 mixed-precision AdamW. Smallest card: least memory "
+        "that holds it with 10% headroom."
+    )
+    return frame
+
+
+def _configurations(lang: str) -> pd.DataFrame:
+    rows = []
+    for scenario in ("individual", "team", "company"):
+        result = evaluate_scenario(scenario)
+        checks = result["checks"].to_dict("records")
+        top = result["today"].builds.head(1)
+        if top.empty:
+            today = "none meets the whole need"
+        else:
+            best = top.iloc[0]
+            today = f"{int(best['count'])} × {best['gpu']}"
+            today += (
+                f", {best['build_price']:,.0f} CNY"
+                if best["platform_priced"]
+                else f", GPUs {best['gpu_price']:,.0f} CNY (server platform not priced)"
+            )
+        for row, check in zip(result["scenario"].itertuples(), checks):
+            users = [c for c in check if c.endswith("users")]
+            rows.append(
+                {
+                    "scenario": row.name_zh if lang == "zh" else row.name_en,
+                    "tier": row.tier,
+                    "source_build": f"{row.gpu_count} × {row.gpu}, {row.cpu}, {row.ram_gb:g} GB RAM, "
+                    f"{row.disk_tb:g} TB",
+                    "source_price_cny": row.price_cny,
+                    "check_min_users": f"{users[0].replace(' users', '')} users: {check[users[0]]}",
+                    "check_max_users": f"{users[1].replace(' users', '')} users: {check[users[1]]}",
+                    "today": today,
+                }
+            )
+    frame = pd.DataFrame(rows)
+    frame.attrs["caption"] = (
+        "The source material's builds checked against its own needs (largest model in fp16 for inference at the "
+        "fewest and most users, 4,096-token context; LoRA fine-tuning; pre-training its training size on 20 tokens "
+        "per parameter), and the cheapest build the planner finds today for the same need (prices in CNY from "
+        "data/prices.csv, any condition)."
+    )
+    return frame
+
+
+def guide_tables(lang: str = "en", currency: str = "CNY") -> list[pd.DataFrame]:
+    """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels."""
+    if lang not in TITLES:
+        raise ValueError(f"lang={lang!r} is not one of: en, zh")
+    if currency not in ("CNY", "USD"):
+        raise ValueError(f"currency={currency!r} is not one of: CNY, USD")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # contexts beyond a model's maximum are expected in sweeps
+        tables = [
+            _performance(),
+            _value(currency),
+            _parameters(),
+            _training(),
+            _finetune_inference(),
+            _configurations(lang),
+        ]
+    out = []
+    for table, title in zip(tables, TITLES[lang]):
+        caption = table.attrs["caption"] + f" Computed {_dt.date.today().isoformat()} by hwguide."
+        if lang == "zh":
+            table = table.rename(columns=ZH)
+            for column in table.columns:
+                if not pd.api.types.is_numeric_dtype(table[column]):
+                    table[column] = table[column].map(_zh_text)
+        table.attrs.update(title=title, caption=caption)
+        out.append(table)
+    return out
+
+
+def style_table(table: pd.DataFrame, digits: int = 1) -> Styler:
+    """A readable Styler for a guide table: title and caption, no index, numbers rounded, fixed id."""
+    title = table.attrs.get("title", "table")
+    uid = "hwguide-" + hashlib.sha1(title.encode("utf-8")).hexdigest()[:8]
+    numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
+
+    def fmt(value: float) -> str:
+        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
+
+    styler = table.style.set_uuid(uid).hide(axis="index").format(fmt, subset=numeric)
+    caption = f"<b>{title}</b><br><small>{table.attrs.get('caption', '')}</small>"
+    return styler.set_caption(caption).set_table_styles(
+        [{"selector": "caption", "props": "caption-side: top; text-align: left;"}], overwrite=False
+    )

@@ -1,0 +1,91 @@
+"""The planner, the platform rules, the scenarios and the six guide tables."""
+
+import math
+
+import pytest
+
+import hwguide as hg
+
+
+def test_recommend_ranks_builds_that_meet_the_need_by_price():
+    plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4, tokens_per_s=20), budget=30000)
+    assert len(plan.builds) and len(plan.failed)
+    prices = plan.builds["build_price"].dropna()
+    assert (prices.diff().dropna() >= 0).all()
+    assert (plan.builds.dropna(subset=["build_price"])["build_price"] <= 30000).all()
+    assert (plan.builds["tokens_per_s_per_user"] >= 20).all()
+    assert (
+        plan.failed["status"]
+        .isin(["does not fit", "too slow", "over budget", "no price", "cannot be estimated", "not buildable"])
+        .all()
+    )
+    assert "GiB" in plan._repr_html_()
+
+
+def test_why_not_the_4090_is_answered():
+    plan = hg.recommend(inference=dict(model="Llama-2-70B", weights="fp16", users=1), gpus=["RTX 4090"], counts=(1, 2))
+    assert plan.builds.empty  # 140 GB of weights do not fit in 2 × 24 GiB
+    assert plan.failed["why"].str.contains("does not fit").all()
+
+
+def test_impossible_need_returns_empty_ranking_not_an_exception():
+    plan = hg.recommend(pretrain=dict(model="Llama-3.1-405B", tokens=15e12, deadline_days=1), budget=1000)
+    assert plan.builds.empty and len(plan.failed) > 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (dict(), "no workload"),
+        (dict(inference=dict(model="Llama-3.1-8B"), budget=-5), "budget"),
+        (dict(pretrain=dict(model=7, tokens=1e12, deadline_days=0)), "deadline_days"),
+        (dict(inference=dict(model="Llama-3.1-8B", speed=3)), "unknown keys"),
+        (dict(inference=dict(model="Llama-3.1-8B"), counts=(0,)), "counts"),
+        (dict(inference=dict(model="Llama-3.1-8B"), currency="EUR"), "currency"),
+        (dict(inference=dict(weights="fp16")), "model= is required"),
+    ],
+)
+def test_contradictory_input_says_what_to_change(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        hg.recommend(**kwargs)
+
+
+def test_parameter_count_stands_in_as_the_closest_model():
+    plan = hg.recommend(inference=dict(model=7), gpus=["RTX 4090"], counts=(1,))
+    assert any("closest dense catalog model" in a for a in plan.assumptions)
+
+
+def test_build_system_rules():
+    one = hg.build_system("RTX 4090", 1)
+    assert one["platform"] == "desktop" and one["psu_w"] == math.ceil(1.25 * 550 / 50) * 50
+    four = hg.build_system("RTX 3090", 4, "TB")
+    assert four["platform"] == "workstation" and four["ram_gb"] >= 96 and four["disk_tb"] == 4
+    assert "blower" in four["notes"]
+    sxm = hg.build_system("H100 SXM", 8)
+    assert sxm["platform"] == "server" and not sxm["platform_priced"]
+    with pytest.raises(ValueError, match="data_scale"):
+        hg.build_system("RTX 4090", 1, "PB")
+    with pytest.raises(ValueError, match="8"):
+        hg.build_system("RTX 4090", 16)
+
+
+def test_evaluate_scenario_checks_the_source_builds():
+    result = hg.evaluate_scenario("individual")
+    assert len(result["checks"]) == 2
+    assert set(result["checks"]["tier"]) == {"basic", "advanced"}
+    with pytest.raises(LookupError, match="individual"):
+        hg.evaluate_scenario("startup")
+
+
+def test_guide_tables_in_both_languages():
+    en = hg.guide_tables()
+    zh = hg.guide_tables("zh")
+    assert len(en) == len(zh) == 6
+    assert [t.attrs["title"][:2] for t in en] == ["1.", "2.", "3.", "4.", "5.", "6."]
+    assert zh[0].attrs["title"] == "1. 显卡性能排名表" and "显卡" in zh[0].columns
+    assert all(t.attrs["caption"] for t in en)
+    html = hg.style_table(en[2]).to_html()
+    assert "T_hwguide-" in html and en[2].attrs["title"] in html
+    assert hg.style_table(en[2]).to_html() == html  # deterministic ids
+    with pytest.raises(ValueError, match="en, zh"):
+        hg.guide_tables("fr")
