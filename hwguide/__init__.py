@@ -11,7 +11,7 @@ Units: memory in GiB (a "24 GB" card has 24 GiB), bandwidth in GB/s (1e9 bytes/s
 TFLOPS (1e12 FLOP/s; tensor figures dense, FP32 accumulate unless a column says otherwise).
 """
 
-from . import charts
+from . import charts, exercises
 from .architecture import Model, Tensor, from_hf_config, param_count, tensors
 from .catalog import (
     GPU,
@@ -59,6 +59,8 @@ from .value import compare, decode_name, rank_gpus, value_ranking
 __version__ = "0.1.0"
 
 __all__ = [
+    "exercises",
+    "widgets",
     "platforms",
     "style_table",
     "guide_tables",
@@ -111,3 +113,12 @@ __all__ = [
     "validate",
     "weights_bytes",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """Import the ipywidgets calculators on first use (``hg.widgets``), keeping ``import hwguide`` light."""
+    if name == "widgets":
+        import importlib
+
+        return importlib.import_module(".widgets", __name__)
+    raise AttributeError(f"module 'hwguide' has no attribute {name!r}")

@@ -6,7 +6,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-__all__ = ["memory_vs_bandwidth"]
+__all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "ranking", "roofline"]
 
 SEGMENT_COLORS = {"consumer": "tab:green", "workstation": "tab:orange", "datacenter": "tab:blue"}
 
@@ -47,5 +47,105 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, label: bool = True) -
     ax.set_title("How much a card holds vs how fast it can read it")
     ax.legend(title="segment", loc="lower right")
     ax.grid(True, which="both", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def roofline(cards: list[str], precision: str = "fp16", intensities: dict[str, float] | None = None) -> Figure:
+    """Roofline of each card (attainable TFLOPS against FLOPs per byte, log-log) with workload marks.
+
+    ``intensities`` maps a label to an arithmetic intensity (FLOPs/byte), drawn as vertical lines;
+    :func:`hwguide.arithmetic_intensity` computes them.
+    """
+    import numpy as np
+
+    from .speed import roofline as card_roofline
+
+    fig = Figure(figsize=(8.5, 5.2))
+    ax = fig.subplots()
+    x = np.logspace(-1, 4, 200)
+    for name in cards:
+        r = card_roofline(name, precision)
+        y = np.minimum(r["peak_tflops"], x * r["bandwidth_gbs"] / 1000)
+        ax.plot(x, y, label=f"{name} (ridge {r['ridge_flops_per_byte']:.0f} FLOP/B)")
+    for label, value in (intensities or {}).items():
+        ax.axvline(value, color="grey", linestyle="--", linewidth=1)
+        ax.annotate(label, (value, 1.0), rotation=90, fontsize=7, xytext=(3, 5), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("Arithmetic intensity (FLOPs per byte read, log scale)")
+    ax.set_ylabel(f"Attainable {precision} TFLOPS (dense, log scale)")
+    ax.set_title("Roofline: below the ridge the memory bandwidth sets the speed")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    return fig
+
+
+def memory_breakdown(results: dict[str, object], title: str = "GPU memory per GPU, part by part") -> Figure:
+    """Stacked bars of :class:`hwguide.Memory` results, one bar per label, in GiB per GPU."""
+    fig = Figure(figsize=(8.5, 4.8))
+    ax = fig.subplots()
+    labels = list(results)
+    parts: list[str] = []
+    for mem in results.values():
+        parts += [p for p in mem.per_gpu if p not in parts]  # type: ignore[attr-defined]
+    bottom = [0.0] * len(labels)
+    for part in parts:
+        values = [mem.per_gpu.get(part, 0) / 2**30 for mem in results.values()]  # type: ignore[attr-defined]
+        if any(values):
+            ax.bar(labels, values, bottom=bottom, label=part.replace("_", " "))
+            bottom = [b + v for b, v in zip(bottom, values)]
+    for i, total in enumerate(bottom):
+        ax.annotate(f"{total:.1f}", (i, total), ha="center", xytext=(0, 3), textcoords="offset points", fontsize=8)
+    ax.set_ylabel("GiB per GPU")
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    ax.tick_params(axis="x", labelsize=8, labelrotation=15)
+    fig.tight_layout()
+    return fig
+
+
+def ranking(table: pd.DataFrame, column: str = "score", top: int = 25, title: str = "") -> Figure:
+    """Horizontal bars of ``column`` for the first ``top`` rows of a ranking (rows without a value skipped)."""
+    data = table.dropna(subset=[column]).head(top).iloc[::-1]
+    fig = Figure(figsize=(8.5, max(3.0, 0.24 * len(data) + 1)))
+    ax = fig.subplots()
+    colors = [SEGMENT_COLORS.get(_segment(n), "grey") for n in data["gpu"]]
+    ax.barh(data["gpu"], data[column], color=colors)
+    ax.set_xlabel(column.replace("_", " "))
+    ax.set_title(title or column)
+    ax.tick_params(axis="y", labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _segment(name: str) -> str:
+    from .catalog import gpu
+
+    return gpu(name).segment
+
+
+def decode_vs_batch(
+    model: str,
+    cards: list[str],
+    weights: str = "fp16",
+    context: int = 2048,
+    batches: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128),
+    engine: str = "vllm",
+) -> Figure:
+    """Aggregate decode tokens/s against batch size for several cards (log-log)."""
+    from .speed import decode_tokens_per_s
+
+    fig = Figure(figsize=(8.5, 4.8))
+    ax = fig.subplots()
+    for name in cards:
+        ax.plot(batches, [decode_tokens_per_s(model, name, weights, b, context, engine=engine) for b in batches],
+                marker="o", label=name)  # fmt: skip
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("Concurrent sequences (batch, log scale)")
+    ax.set_ylabel("Aggregate decode tokens/s (log scale)")
+    ax.set_title(f"{model} ({weights}, {context:,}-token context): batching turns bandwidth into throughput")
+    ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

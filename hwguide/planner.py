@@ -425,8 +425,8 @@ def _try_build(
 
 def _why(card: GPU, count: int, row: Mapping[str, Any], need: Mapping[str, Any], currency: str) -> str:
     parts = [
-        f"{count} × {card.name} hold the work with {card.memory_gib * count - row['per_gpu_gib'] * count:.0f} "
-        f"GiB to spare"
+        f"{count} × {card.name} {'holds' if count == 1 else 'hold'} the work with "
+        f"{(card.memory_gib - row['per_gpu_gib']) * count:.0f} GiB to spare"
     ]
     if "tokens_per_s_per_user" in row and not math.isnan(row.get("tokens_per_s_per_user", math.nan)):
         parts.append(f"{row['tokens_per_s_per_user']:.0f} tokens/s per user")

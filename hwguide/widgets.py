@@ -1,0 +1,299 @@
+"""Calculators for the notebooks: thin ipywidgets wrappers over the package.
+
+Each calculator is a ``*_report`` function (pure: inputs in, a DataFrame or figure out, unit
+tested without a browser) and a ``*_calculator`` function that lays out controls and calls the
+report on every change. Bad or impossible input shows a short message in the output area,
+never a traceback. Every control has a ``description`` and the output area the CSS class
+``hwguide-output``, so browser tests can find them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+import pandas as pd
+from IPython.display import HTML, display
+
+from . import charts
+from .catalog import gpus, interconnects, models
+from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
+from .planner import recommend
+from .speed import arithmetic_intensity, decode_tokens_per_s, prefill_seconds
+from .value import compare
+
+__all__ = [
+    "compare_calculator",
+    "compare_report",
+    "error_message",
+    "finetune_calculator",
+    "finetune_report",
+    "interconnect_calculator",
+    "interconnect_report",
+    "planner_calculator",
+    "planner_report",
+    "roofline_calculator",
+    "speed_calculator",
+    "speed_report",
+    "training_calculator",
+    "training_report",
+    "vram_calculator",
+    "vram_report",
+]
+
+_STYLE = {"description_width": "9em"}
+_LAYOUT = widgets.Layout(width="28em")
+
+
+def error_message(err: Exception) -> HTML:
+    """The short message a calculator shows for bad input (the first line of the error, escaped)."""
+    text = str(err).splitlines()[0] if str(err) else type(err).__name__
+    return HTML(f'<p class="hwguide-error" style="color:#b00020"><b>Check the input:</b> {html.escape(text)}</p>')
+
+
+def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget], title: str) -> widgets.VBox:
+    def update(**kwargs: Any) -> None:
+        try:
+            result = report(**kwargs)
+        except (ValueError, LookupError, TypeError) as err:
+            display(error_message(err))
+            return
+        for item in result if isinstance(result, tuple) else (result,):
+            display(item)
+
+    out = widgets.interactive_output(update, controls)
+    out.add_class("hwguide-output")
+    header = widgets.HTML(f"<b>{html.escape(title)}</b>")
+    return widgets.VBox([header, *controls.values(), out])
+
+
+def _dropdown(description: str, options: list[str], value: str) -> widgets.Dropdown:
+    return widgets.Dropdown(description=description, options=options, value=value, style=_STYLE, layout=_LAYOUT)
+
+
+def _int(description: str, value: int, low: int, high: int) -> widgets.BoundedIntText:
+    return widgets.BoundedIntText(description=description, value=value, min=low, max=high, style=_STYLE,
+                                  layout=_LAYOUT)  # fmt: skip
+
+
+def _model_names() -> list[str]:
+    return list(models()["name"])
+
+
+def _gpu_names() -> list[str]:
+    return list(gpus()["name"])
+
+
+def _memory_frame(mem: Any) -> pd.DataFrame:
+    frame = mem.to_frame()[["component", "per_gpu_gib", "total_gib"]]
+    return frame.rename(columns={"per_gpu_gib": "GiB per GPU", "total_gib": "GiB, all GPUs"}).round(2)
+
+
+def _fit_line(mem: Any, card: str, count: int) -> HTML:
+    from .catalog import gpu
+
+    g = gpu(card)
+    ok = mem.fits(g, headroom=0.1)
+    verdict = "fits" if ok else "does not fit"
+    return HTML(
+        f"<p><b>{mem.per_gpu_gib:.2f} GiB per GPU</b>: {verdict} on {count} × {html.escape(g.name)} "
+        f"({g.memory_gib:g} GiB each, keeping 10% free). GiB = 2<sup>30</sup> bytes.</p>"
+    )
+
+
+# ----- inference memory -------------------------------------------------------------------------
+
+
+def vram_report(model: str, weights: str, kv: str, batch: int, context: int, engine: str, card: str,
+                gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+    """Inference memory, part by part, and whether it fits ``gpus`` × ``card``."""
+    mem = inference_memory(model, weights, kv, batch, context, engine, gpus)
+    return _fit_line(mem, card, gpus), _memory_frame(mem)
+
+
+def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
+    """Inference-memory calculator: model, format, KV type, batch, context, engine, card, GPUs."""
+    controls = {
+        "model": _dropdown("Model", _model_names(), model),
+        "weights": _dropdown("Weights", list(WEIGHT_FORMATS), "fp16"),
+        "kv": _dropdown("KV cache", list(KV_DTYPES), "fp16"),
+        "batch": _int("Batch", 1, 1, 4096),
+        "context": _int("Context", 4096, 1, 2_000_000),
+        "engine": _dropdown("Engine", ["transformers", "vllm", "llama.cpp"], "transformers"),
+        "card": _dropdown("GPU", _gpu_names(), card),
+        "gpus": _int("GPUs", 1, 1, 64),
+    }
+    return _calculator(vram_report, controls, "Inference memory (GiB)")
+
+
+# ----- fine-tuning and training memory ----------------------------------------------------------
+
+
+def finetune_report(model: str, method: str, rank: int, seq_len: int, batch: int, checkpointing: bool,
+                    card: str, gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+    """Fine-tuning memory (full, LoRA, QLoRA), part by part, and whether it fits."""
+    mem = finetune_memory(model, method, rank, batch=batch, seq_len=seq_len, gradient_checkpointing=checkpointing,
+                          gpus=gpus, zero=3 if gpus > 1 else 0)  # fmt: skip
+    return _fit_line(mem, card, gpus), _memory_frame(mem)
+
+
+def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
+    """Fine-tuning-memory calculator."""
+    controls = {
+        "model": _dropdown("Model", _model_names(), model),
+        "method": _dropdown("Method", ["full", "lora", "qlora"], "qlora"),
+        "rank": _int("LoRA rank", 16, 1, 1024),
+        "seq_len": _int("Sequence", 2048, 1, 1_000_000),
+        "batch": _int("Batch", 1, 1, 1024),
+        "checkpointing": widgets.Checkbox(description="Gradient checkpointing", value=True, style=_STYLE),
+        "card": _dropdown("GPU", _gpu_names(), card),
+        "gpus": _int("GPUs", 1, 1, 64),
+    }
+    return _calculator(finetune_report, controls, "Fine-tuning memory (GiB)")
+
+
+def training_report(model: str, precision: str, optimizer: str, seq_len: int, batch: int, gpus: int, zero: int,
+                    recompute: str, card: str) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+    """Training memory with ZeRO sharding and recomputation, part by part, and whether it fits."""
+    mem = training_memory(model, precision, optimizer, batch, seq_len, gpus, zero, recompute=recompute)
+    return _fit_line(mem, card, gpus), _memory_frame(mem)
+
+
+def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB") -> widgets.VBox:
+    """Training-memory calculator."""
+    from .memory import OPTIMIZERS, PRECISIONS
+
+    controls = {
+        "model": _dropdown("Model", _model_names(), model),
+        "precision": _dropdown("Precision", list(PRECISIONS), "bf16-mixed"),
+        "optimizer": _dropdown("Optimizer", list(OPTIMIZERS), "adamw"),
+        "seq_len": _int("Sequence", 2048, 1, 1_000_000),
+        "batch": _int("Micro-batch", 1, 1, 1024),
+        "gpus": _int("GPUs", 8, 1, 4096),
+        "zero": widgets.Dropdown(
+            description="ZeRO stage", options=[0, 1, 2, 3], value=3, style=_STYLE, layout=_LAYOUT
+        ),  # fmt: skip
+        "recompute": _dropdown("Recompute", ["none", "selective", "full"], "full"),
+        "card": _dropdown("GPU", _gpu_names(), card),
+    }
+    return _calculator(training_report, controls, "Training memory (GiB)")
+
+
+# ----- speed ------------------------------------------------------------------------------------
+
+
+def speed_report(model: str, card: str, weights: str, batch: int, context: int, gpus: int,
+                 engine: str) -> pd.DataFrame:  # fmt: skip
+    """Decode speed (aggregate and per user) and time to first token for a few prompt lengths."""
+    total = decode_tokens_per_s(model, card, weights, batch, context, gpus, engine)
+    rows = [
+        {"quantity": "decode, all users (tokens/s)", "value": total},
+        {"quantity": "decode, per user (tokens/s)", "value": total / batch},
+    ]
+    for prompt in (512, 2048, 8192):
+        rows.append({"quantity": f"time to first token, {prompt:,}-token prompt (s)",
+                     "value": prefill_seconds(model, card, prompt, weights, 1, gpus, engine)})  # fmt: skip
+    return pd.DataFrame(rows).round(3)
+
+
+def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
+    """Speed calculator: decode tokens/s and time to first token."""
+    controls = {
+        "model": _dropdown("Model", _model_names(), model),
+        "card": _dropdown("GPU", _gpu_names(), card),
+        "weights": _dropdown("Weights", list(WEIGHT_FORMATS), "Q4_K_M"),
+        "batch": _int("Users", 1, 1, 4096),
+        "context": _int("Context", 2048, 1, 2_000_000),
+        "gpus": _int("GPUs", 1, 1, 64),
+        "engine": _dropdown("Engine", ["llama.cpp", "vllm", "transformers"], "llama.cpp"),
+    }
+    return _calculator(speed_report, controls, "Speed")
+
+
+def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", "H100 SXM")) -> widgets.VBox:
+    """Roofline explorer: pick cards, a precision and a workload; see which limit binds."""
+
+    def report(cards: tuple[str, ...], precision: str, model: str, batch: int, context: int) -> Any:
+        marks = {
+            f"decode, batch {batch}": arithmetic_intensity(model, "decode", batch, context),
+            f"prefill {context:,} tokens": arithmetic_intensity(model, "prefill", 1, context),
+        }
+        return charts.roofline(list(cards) or ["RTX 4090"], precision, marks)
+
+    controls = {
+        "cards": widgets.SelectMultiple(
+            description="GPUs", options=_gpu_names(), value=cards, rows=6, style=_STYLE, layout=_LAYOUT
+        ),  # fmt: skip
+        "precision": _dropdown("Precision", ["fp16", "bf16", "fp8", "int8", "fp32"], "fp16"),
+        "model": _dropdown("Model", _model_names(), "Llama-3.1-8B"),
+        "batch": _int("Batch", 1, 1, 4096),
+        "context": _int("Context", 2048, 1, 1_000_000),
+    }
+    return _calculator(report, controls, "Roofline")
+
+
+def interconnect_report(model: str, gpus: int) -> pd.DataFrame:
+    """Time to all-reduce one set of 16-bit gradients of ``model`` over ``gpus`` GPUs, per link."""
+    from .architecture import param_count
+    from .memory import _model
+    from .speed import allreduce_seconds
+
+    grads = 2 * param_count(_model(model))
+    rows = []
+    for name in interconnects()["name"]:
+        rows.append({"link": name, "seconds": allreduce_seconds(grads, gpus, name)})
+    frame = pd.DataFrame(rows).sort_values("seconds")
+    frame["gradients_gib"] = grads / GIB
+    return frame.round(3)
+
+
+def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
+    """All-reduce time of a model's gradients over PCIe, NVLink and NVSwitch."""
+    controls = {"model": _dropdown("Model", _model_names(), model), "gpus": _int("GPUs", 8, 2, 1024)}
+    return _calculator(interconnect_report, controls, "All-reduce time of the gradients (ring, ideal links)")
+
+
+def compare_report(a: str, b: str) -> pd.DataFrame:
+    """Two cards side by side (see :func:`hwguide.compare`)."""
+    return compare(a, b)
+
+
+def compare_calculator(a: str = "RTX 3090", b: str = "RTX 4090") -> widgets.VBox:
+    """Two-card comparison."""
+    controls = {"a": _dropdown("Card A", _gpu_names(), a), "b": _dropdown("Card B", _gpu_names(), b)}
+    return _calculator(compare_report, controls, "Compare two GPUs")
+
+
+def planner_report(model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
+                   currency: str, modded: bool) -> pd.DataFrame:  # fmt: skip
+    """The five best builds for an inference (+ optional fine-tuning) need within a budget."""
+    finetune = None if method == "none" else dict(model=model, method=method)
+    plan = recommend(inference=dict(model=model, weights=weights, users=users, tokens_per_s=tokens_per_s or None),
+                     finetune=finetune, budget=budget or None, currency=currency,
+                     gpus=None if modded else dict(modded=False))  # fmt: skip
+    if plan.builds.empty:
+        reasons = plan.failed["status"].value_counts().to_dict()
+        raise ValueError(f"no build meets this need within the budget ({reasons})")
+    columns = ["gpu", "count", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
+    return plan.builds[columns].head(5).round(1)
+
+
+def planner_calculator() -> widgets.VBox:
+    """The planner as a calculator: a need and a budget in, the best builds out."""
+    controls = {
+        "model": _dropdown("Model", _model_names(), "Qwen2.5-14B"),
+        "weights": _dropdown("Weights", list(WEIGHT_FORMATS), "Q4_K_M"),
+        "users": _int("Users", 5, 1, 4096),
+        "tokens_per_s": widgets.BoundedFloatText(
+            description="Tokens/s each", value=10, min=0, max=10_000, style=_STYLE, layout=_LAYOUT
+        ),  # fmt: skip
+        "method": _dropdown("Fine-tune", ["none", "lora", "qlora", "full"], "qlora"),
+        "budget": widgets.BoundedFloatText(
+            description="Budget", value=30000, min=0, max=1e9, style=_STYLE, layout=_LAYOUT
+        ),  # fmt: skip
+        "currency": _dropdown("Currency", ["CNY", "USD"], "CNY"),
+        "modded": widgets.Checkbox(description="Allow modded cards", value=True, style=_STYLE),
+    }
+    return _calculator(planner_report, controls, "Plan a machine")
