@@ -13,7 +13,6 @@ outputs and exports are reproducible.
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import math
 import warnings
@@ -375,7 +374,7 @@ def guide_tables(lang: str = "en", currency: str = "CNY") -> list[pd.DataFrame]:
         ]
     out = []
     for table, title in zip(tables, TITLES[lang]):
-        caption = table.attrs["caption"] + f" Computed {_dt.date.today().isoformat()} by hwguide."
+        caption = table.attrs["caption"]
         if lang == "zh":
             table = table.rename(columns=ZH)
             for column in table.columns:
