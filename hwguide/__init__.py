@@ -11,7 +11,7 @@ Units: memory in GiB (a "24 GB" card has 24 GiB), bandwidth in GB/s (1e9 bytes/s
 TFLOPS (1e12 FLOP/s; tensor figures dense, FP32 accumulate unless a column says otherwise).
 """
 
-from . import charts, exercises
+from . import exercises
 from .architecture import Model, Tensor, from_hf_config, param_count, tensors
 from .catalog import (
     GPU,
@@ -116,9 +116,9 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    """Import the ipywidgets calculators on first use (``hg.widgets``), keeping ``import hwguide`` light."""
-    if name == "widgets":
+    """Import ``hg.charts`` and ``hg.widgets`` on first use, keeping ``import hwguide`` light."""
+    if name in ("widgets", "charts"):  # matplotlib and ipywidgets load only when a chart or calculator is used
         import importlib
 
-        return importlib.import_module(".widgets", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module 'hwguide' has no attribute {name!r}")

@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import math
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from pandas.io.formats.style import Styler
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
 
 from .catalog import gpu, model
 from .memory import finetune_memory, inference_memory, training_memory
