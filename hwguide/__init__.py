@@ -29,6 +29,7 @@ from .catalog import (
 )
 from .claims import source_claims
 from .course import check_environment, local_gpus, setup
+from .export import export_guide
 from .gguf import gguf_file_bytes
 from .memory import (
     activation_bytes,
@@ -59,6 +60,7 @@ from .value import compare, decode_name, rank_gpus, value_ranking
 __version__ = "0.1.0"
 
 __all__ = [
+    "export_guide",
     "exercises",
     "widgets",
     "platforms",

@@ -14,6 +14,7 @@ outputs and exports are reproducible.
 from __future__ import annotations
 
 import hashlib
+import html
 import math
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -208,9 +209,9 @@ def _performance() -> pd.DataFrame:
     return frame
 
 
-def _value(currency: str) -> pd.DataFrame:
-    inf = value_ranking("inference", currency, condition="any")
-    trn = value_ranking("training", currency, condition="any").set_index("gpu")
+def _value(currency: str, as_of: str | None = None) -> pd.DataFrame:
+    inf = value_ranking("inference", currency, as_of, condition="any")
+    trn = value_ranking("training", currency, as_of, condition="any").set_index("gpu")
     frame = inf[["gpu", "score", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
@@ -358,8 +359,11 @@ def _configurations(lang: str) -> pd.DataFrame:
     return frame
 
 
-def guide_tables(lang: str = "en", currency: str = "CNY") -> list[pd.DataFrame]:
-    """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels."""
+def guide_tables(lang: str = "en", currency: str = "CNY", as_of: str | None = None) -> list[pd.DataFrame]:
+    """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels.
+
+    ``as_of`` (YYYY-MM-DD) prices the value table as of that date (default: the latest prices).
+    """
     if lang not in TITLES:
         raise ValueError(f"lang={lang!r} is not one of: en, zh")
     if currency not in ("CNY", "USD"):
@@ -387,17 +391,25 @@ def guide_tables(lang: str = "en", currency: str = "CNY") -> list[pd.DataFrame]:
     return out
 
 
-def style_table(table: pd.DataFrame, digits: int = 1) -> Styler:
-    """A readable Styler for a guide table: title and caption, no index, numbers rounded, fixed id."""
-    title = table.attrs.get("title", "table")
-    uid = "hwguide-" + hashlib.sha1(title.encode("utf-8")).hexdigest()[:8]
+def style_table(table: pd.DataFrame, digits: int = 1, title: bool = True) -> Styler:
+    """A readable Styler for a guide table: title and caption, no index, numbers rounded, fixed id.
+
+    Text is HTML-escaped. ``title=False`` leaves the title out of the caption (when a page heading
+    already carries it).
+    """
+    heading = table.attrs.get("title", "table")
+    uid = "hwguide-" + hashlib.sha1(heading.encode("utf-8")).hexdigest()[:8]
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
 
     def fmt(value: float) -> str:
         return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
 
+    text = [c for c in table.columns if c not in numeric]
     styler = table.style.set_uuid(uid).hide(axis="index").format(fmt, subset=numeric)
-    caption = f"<b>{title}</b><br><small>{table.attrs.get('caption', '')}</small>"
+    styler = styler.format(escape="html", subset=text, na_rep="").format_index(escape="html", axis=1)
+    caption = f"<small>{html.escape(table.attrs.get('caption', ''))}</small>"
+    if title:
+        caption = f"<b>{html.escape(heading)}</b><br>{caption}"
     return styler.set_caption(caption).set_table_styles(
         [{"selector": "caption", "props": "caption-side: top; text-align: left;"}], overwrite=False
     )
