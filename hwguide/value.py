@@ -135,7 +135,8 @@ def value_ranking(
 
     The price of each card is its latest observation on or before ``as_of`` (default: today) in
     ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new, then
-    the launch MSRP), "used" (street-used, estimate-used) or "any". Pass ``prices`` as a
+    the launch MSRP), "used" (street-used, estimate-used) or "any". Cards the workload does not fit
+    rank after those it fits (the ``fits`` column says which). Pass ``prices`` as a
     {gpu: amount} dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no
     such price are kept, marked "no price", at the bottom. Prices are not converted between
     currencies.
@@ -165,7 +166,10 @@ def value_ranking(
         })  # fmt: skip
     frame = pd.DataFrame(rows)
     frame["score_per_1000"] = 1000 * frame["score"] / frame["price"]
-    frame = frame.sort_values("score_per_1000", ascending=False, na_position="last").reset_index(drop=True)
+    # value means little for a card the workload does not fit: those rank after the ones it fits
+    frame["_fits"] = frame["fits"].ne("does not fit")
+    frame = frame.sort_values(["_fits", "score_per_1000"], ascending=[False, False], na_position="last")
+    frame = frame.drop(columns="_fits").reset_index(drop=True)
     frame.attrs["workload"] = dict(ranking.attrs["workload"], currency=currency, as_of=str(day),
                                    condition=condition)  # fmt: skip
     return frame

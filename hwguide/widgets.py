@@ -242,8 +242,10 @@ def interconnect_report(model: str, gpus: int) -> pd.DataFrame:
 
     grads = 2 * param_count(_model(model))
     rows = []
-    for name in interconnects()["name"]:
-        rows.append({"link": name, "seconds": allreduce_seconds(grads, gpus, name)})
+    for name, kind in zip(interconnects()["name"], interconnects()["kind"]):
+        if gpus > 2 and "bridge" in name.lower():
+            continue  # NVLink bridges join two cards
+        rows.append({"link": name, "kind": kind, "seconds": allreduce_seconds(grads, gpus, name)})
     frame = pd.DataFrame(rows).sort_values("seconds")
     frame["gradients_gib"] = grads / GIB
     return frame.round(3)

@@ -30,7 +30,10 @@ def test_value_ranking_prices_and_missing_prices():
     table = value_ranking("inference", "CNY")
     assert (table.loc[table["price_kind"] == "no price", "score_per_1000"].isna()).all()
     priced = table.dropna(subset=["score_per_1000"])
-    assert (priced["score_per_1000"].diff().dropna() <= 1e-9).all()
+    for _, group in priced.groupby(priced["fits"] == "does not fit"):  # cards it fits rank first
+        assert (group["score_per_1000"].diff().dropna() <= 1e-9).all()
+    fits_order = table.dropna(subset=["score_per_1000"])["fits"].eq("does not fit").tolist()
+    assert fits_order == sorted(fits_order)
     assert len(table) == len(hg.gpus())  # nothing dropped silently
 
 

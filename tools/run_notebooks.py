@@ -4,8 +4,9 @@
     python tools/run_notebooks.py notebooks/00_start_here.ipynb
 
 Runs each notebook top to bottom in this Python environment (kernel ``python3``), with the
-working directory set to the notebook's folder, as nbval does. Per-cell timing metadata is
-dropped so that re-running an unchanged notebook leaves an unchanged file.
+working directory set to the notebook's folder, as nbval does. Per-cell timing metadata, the
+live widget state and the widgets' random ids are dropped, so that re-running an unchanged
+notebook leaves an unchanged file.
 """
 
 from __future__ import annotations
@@ -21,9 +22,23 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    client = NotebookClient(
+        nb,
+        timeout=600,
+        kernel_name="python3",
+        store_widget_state=False,  # the live state holds random ids; the text repr of each widget stays
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()
+    widget_number = 0
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+        for output in cell.get("outputs", []):
+            view = output.get("data", {}).get("application/vnd.jupyter.widget-view+json")
+            if view:  # random model ids would make every run differ
+                widget_number += 1
+                view["model_id"] = f"hwguide-widget-{widget_number}"
+    nb.metadata.pop("widgets", None)
     nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     nbformat.write(nb, path)
     print(f"ran {path.relative_to(ROOT)}")
