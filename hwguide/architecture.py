@@ -198,7 +198,8 @@ def from_hf_config(
         kv_heads = _count(data.get("num_key_value_heads") or heads, "num_key_value_heads")
     if heads % kv_heads:
         raise ValueError(f"config.json: {heads} attention heads do not divide into {kv_heads} KV heads")
-    head_dim = _count(data.get("head_dim") or data.get("kv_channels") or hidden // heads, "head_dim")
+    mla_head = (data.get("qk_nope_head_dim") or 0) + (data.get("qk_rope_head_dim") or 0)  # MLA query/key width
+    head_dim = _count(data.get("head_dim") or data.get("kv_channels") or mla_head or hidden // heads, "head_dim")
     ffn_key = ("intermediate_size", "ffn_hidden_size", "n_inner")
     ffn = data.get(ffn_key[0]) or data.get(ffn_key[1]) or data.get(ffn_key[2]) or 4 * hidden
     vocab = _count(_first(data, ("vocab_size", "padded_vocab_size"), "vocabulary size"), "vocab_size")

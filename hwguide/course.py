@@ -43,6 +43,11 @@ def setup() -> None:
             from matplotlib_inline.backend_inline import set_matplotlib_formats
 
             set_matplotlib_formats("png")
+            from pandas.io.formats.style import Styler
+
+            # a Styler's default text form holds its memory address: show its title instead
+            plain = get_ipython().display_formatter.formatters["text/plain"]
+            plain.for_type(Styler, lambda obj, p, cycle: p.text(f"<styled table: {obj.data.attrs.get('title', '')}>"))
     except ImportError:  # plain Python: nothing to configure
         pass
 

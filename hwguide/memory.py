@@ -599,8 +599,12 @@ def _assemble(
     }[precision]
     assumptions = [
         *extra,
-        f"Model states ({precision}): {state_rule}; {OPTIMIZERS[optimizer][1]}. "
-        "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+        (
+            f"Model states ({precision}): {state_rule}; {OPTIMIZERS[optimizer][1]}. "
+            "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1)."
+        )
+        if kind == "training"
+        else f"Trainable adapter states: fp32 weights and gradients; {OPTIMIZERS[optimizer][1]}.",
         f"Activations: {batch} × {seq_len:,} tokens per micro-batch, "
         f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
         f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor).",

@@ -410,7 +410,8 @@ def _try_build(
     except ValueError as err:  # e.g. a card without a sourced Tensor rate
         problems.append(f"cannot be estimated: {err}")
     if math.isnan(price):
-        problems.append(f"no price: no {condition} {currency} price for {card.name} in the data")
+        which = "" if condition == "any" else f"{condition} "
+        problems.append(f"no price: no {which}{currency} price for {card.name} in the data")
     else:
         total = row["gpu_price"] if math.isnan(row["build_price"]) else row["build_price"]
         if budget is not None and total > budget:
@@ -489,5 +490,6 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
         "need": need,
         "checks": pd.DataFrame(checks),
         "today": today,
-        "assumptions": today.assumptions + ("Pre-training uses 20 tokens per parameter (Chinchilla).",),
+        "assumptions": tuple(dict.fromkeys(today.assumptions))
+        + ("Pre-training uses 20 tokens per parameter (Chinchilla).",),
     }

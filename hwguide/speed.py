@@ -385,7 +385,8 @@ def training_time(
     g = _card(card)
     count = _positive_int(count, "count")
     eng = _engine(engine)
-    mfu = _num(eng.get("training_mfu"), 0.4) if mfu is None else mfu
+    fitted = mfu is None
+    mfu = _num(eng.get("training_mfu"), 0.4) if fitted else mfu
     if not 0 < mfu <= 1:
         raise ValueError(f"mfu must be a fraction in (0, 1], not {mfu!r}")
     if electricity_price is not None and electricity_price < 0:
@@ -399,7 +400,7 @@ def training_time(
         f"{label} × {tokens:.3g} tokens × {8 if recompute else 6} FLOPs = {flops:.3g} FLOPs "
         "(Kaplan et al. 2020, C ≈ 6ND; 8ND with full activation recomputation).",
         f"{g.name}: {peak_flops(g, precision) / 1e12:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU"
-        + (" (engines.csv training_mfu, fitted to published pre-training GPU-hours)." if mfu is None else "."),
+        + (" (engines.csv training_mfu, fitted to published pre-training GPU-hours)." if fitted else "."),
         f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included.",
     )
     return TrainingTime(flops, g.name, count, mfu, gpu_hours, seconds / 86400, energy, cost,

@@ -75,7 +75,9 @@ ZH = {
     "price": "价格",
     "price_kind": "价格类型",
     "price_date": "价格日期",
-    "score_per_1000": "每千元得分",
+    "score_per_1000": "每千元推理得分",
+    "training_per_1000": "每千元训练得分",
+    "fits": "是否装得下",
     "architecture": "架构",
     "year": "年份",
     "memory_type": "显存类型",
@@ -212,7 +214,7 @@ def _performance() -> pd.DataFrame:
 def _value(currency: str, as_of: str | None = None) -> pd.DataFrame:
     inf = value_ranking("inference", currency, as_of, condition="any")
     trn = value_ranking("training", currency, as_of, condition="any").set_index("gpu")
-    frame = inf[["gpu", "score", "price", "price_kind", "price_date", "score_per_1000"]].copy()
+    frame = inf[["gpu", "score", "fits", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
     dates = [d for d in frame["price_date"] if d is not None]
@@ -220,7 +222,8 @@ def _value(currency: str, as_of: str | None = None) -> pd.DataFrame:
     frame.attrs["caption"] = (
         f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in "
         f"data/prices.csv (new, used or estimate; the price_kind column says which). Price dates {span}; prices "
-        "are not converted between currencies; cards with no price stay at the bottom."
+        "are not converted between currencies. Cards the inference workload fits come first (fits column), "
+        "cards with no price last in each group."
     )
     return frame
 
@@ -317,6 +320,11 @@ def _finetune_inference() -> pd.DataFrame:
         "that holds it with 10% headroom."
     )
     return frame
+
+
+def _users(label: str) -> str:
+    count = label.replace(" users", "")
+    return f"{count} user" if count == "1" else f"{count} users"
 
 
 def _configurations(lang: str) -> pd.DataFrame:

@@ -3,8 +3,8 @@
 Each calculator is a ``*_report`` function (pure: inputs in, a DataFrame or figure out, unit
 tested without a browser) and a ``*_calculator`` function that lays out controls and calls the
 report on every change. Bad or impossible input shows a short message in the output area,
-never a traceback. Every control has a ``description`` and the output area the CSS class
-``hwguide-output``, so browser tests can find them.
+never a traceback. Every control has a ``description``, each calculator the CSS class ``hwguide-calc-<name>`` and its
+output area ``hwguide-output``, so browser tests can find them.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def error_message(err: Exception) -> HTML:
     return HTML(f'<p class="hwguide-error" style="color:#b00020"><b>Check the input:</b> {html.escape(text)}</p>')
 
 
-def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget], title: str) -> widgets.VBox:
+def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget], title: str,
+                name: str) -> widgets.VBox:  # fmt: skip
     def update(**kwargs: Any) -> None:
         try:
             result = report(**kwargs)
@@ -66,7 +67,9 @@ def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget],
     out = widgets.interactive_output(update, controls)
     out.add_class("hwguide-output")
     header = widgets.HTML(f"<b>{html.escape(title)}</b>")
-    return widgets.VBox([header, *controls.values(), out])
+    box = widgets.VBox([header, *controls.values(), out])
+    box.add_class(f"hwguide-calc-{name}")  # a stable handle for browser tests and custom CSS
+    return box
 
 
 def _dropdown(description: str, options: list[str], value: str) -> widgets.Dropdown:
@@ -125,7 +128,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
     }
-    return _calculator(vram_report, controls, "Inference memory (GiB)")
+    return _calculator(vram_report, controls, "Inference memory (GiB)", "vram")
 
 
 # ----- fine-tuning and training memory ----------------------------------------------------------
@@ -151,7 +154,7 @@ def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> 
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
     }
-    return _calculator(finetune_report, controls, "Fine-tuning memory (GiB)")
+    return _calculator(finetune_report, controls, "Fine-tuning memory (GiB)", "finetune")
 
 
 def training_report(model: str, precision: str, optimizer: str, seq_len: int, batch: int, gpus: int, zero: int,
@@ -178,7 +181,7 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
         "recompute": _dropdown("Recompute", ["none", "selective", "full"], "full"),
         "card": _dropdown("GPU", _gpu_names(), card),
     }
-    return _calculator(training_report, controls, "Training memory (GiB)")
+    return _calculator(training_report, controls, "Training memory (GiB)", "training")
 
 
 # ----- speed ------------------------------------------------------------------------------------
@@ -209,7 +212,7 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
         "gpus": _int("GPUs", 1, 1, 64),
         "engine": _dropdown("Engine", ["llama.cpp", "vllm", "transformers"], "llama.cpp"),
     }
-    return _calculator(speed_report, controls, "Speed")
+    return _calculator(speed_report, controls, "Speed", "speed")
 
 
 def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", "H100 SXM")) -> widgets.VBox:
@@ -231,7 +234,7 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
         "batch": _int("Batch", 1, 1, 4096),
         "context": _int("Context", 2048, 1, 1_000_000),
     }
-    return _calculator(report, controls, "Roofline")
+    return _calculator(report, controls, "Roofline", "roofline")
 
 
 def interconnect_report(model: str, gpus: int) -> pd.DataFrame:
@@ -254,7 +257,9 @@ def interconnect_report(model: str, gpus: int) -> pd.DataFrame:
 def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
     """All-reduce time of a model's gradients over PCIe, NVLink and NVSwitch."""
     controls = {"model": _dropdown("Model", _model_names(), model), "gpus": _int("GPUs", 8, 2, 1024)}
-    return _calculator(interconnect_report, controls, "All-reduce time of the gradients (ring, ideal links)")
+    return _calculator(
+        interconnect_report, controls, "All-reduce time of the gradients (ring, ideal links)", "interconnect"
+    )
 
 
 def compare_report(a: str, b: str) -> pd.DataFrame:
@@ -265,7 +270,7 @@ def compare_report(a: str, b: str) -> pd.DataFrame:
 def compare_calculator(a: str = "RTX 3090", b: str = "RTX 4090") -> widgets.VBox:
     """Two-card comparison."""
     controls = {"a": _dropdown("Card A", _gpu_names(), a), "b": _dropdown("Card B", _gpu_names(), b)}
-    return _calculator(compare_report, controls, "Compare two GPUs")
+    return _calculator(compare_report, controls, "Compare two GPUs", "compare")
 
 
 def planner_report(model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
@@ -298,4 +303,4 @@ def planner_calculator() -> widgets.VBox:
         "currency": _dropdown("Currency", ["CNY", "USD"], "CNY"),
         "modded": widgets.Checkbox(description="Allow modded cards", value=True, style=_STYLE),
     }
-    return _calculator(planner_report, controls, "Plan a machine")
+    return _calculator(planner_report, controls, "Plan a machine", "planner")
