@@ -1,0 +1,108 @@
+"""Browser tests: start a server on 127.0.0.1, drive it with Playwright and the system Chromium.
+
+Skipped, with the reason, when Playwright, Voilà/JupyterLab or a Chromium binary is missing
+(Playwright's own browser download needs the internet; the tests use Debian's ``chromium``).
+Set HWGUIDE_CHROMIUM to use another binary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+def _chromium() -> str | None:
+    wanted = os.environ.get("HWGUIDE_CHROMIUM")
+    if wanted:
+        return wanted if Path(wanted).exists() else None
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(command: list[str], port: int, ready_path: str = "/", timeout: float = 90) -> Iterator[str]:
+    """Run a server until the block ends, whatever happens; yield its base URL once it answers."""
+    import urllib.request
+
+    log = open(os.devnull, "w")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited with code {proc.returncode}: {' '.join(command)}")
+            try:
+                urllib.request.urlopen(url + ready_path, timeout=2)  # noqa: S310 - loopback only
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"server did not answer on {url} within {timeout} s") from None
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    pytest.importorskip("playwright", reason="Playwright is not installed (pip install playwright)")
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("no Chromium found (apt-get install chromium, or set HWGUIDE_CHROMIUM)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def voila_url() -> Iterator[str]:
+    pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
+    port = _free_port()
+    command = [sys.executable, "-m", "voila", "notebooks/app/calculators.ipynb", "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1", "--show_tracebacks=False"]  # fmt: skip
+    with serve(command, port, "/") as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def lab_url() -> Iterator[str]:
+    pytest.importorskip("jupyterlab", reason="JupyterLab is not installed")
+    port = _free_port()
+    command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
+               "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", "--LabApp.news_url=",
+               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+               f"--ServerApp.root_dir={ROOT / 'notebooks'}"]  # fmt: skip
+    with serve(command, port, "/api/status") as url:
+        yield url

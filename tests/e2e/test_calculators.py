@@ -1,0 +1,99 @@
+"""The calculators in a real browser: change an input, see the value the package computes."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwguide as hg
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def page(browser, voila_url):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(voila_url, timeout=90_000)
+    page.wait_for_selector(".hwguide-calc-planner .hwguide-output", timeout=90_000)
+    yield page
+    page.close()
+
+
+def _calc(page, name):
+    return page.locator(f".hwguide-calc-{name}")
+
+
+def _field(calc, label):
+    return calc.locator(".widget-inline-hbox", has=calc.page.locator("label", has_text=label))
+
+
+def _set_number(calc, label, value):
+    box = _field(calc, label).locator("input")
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def _choose(calc, label, value):
+    _field(calc, label).locator("select").select_option(value)
+
+
+def _output(calc):
+    return calc.locator(".hwguide-output")
+
+
+def _expect_text(calc, text, timeout=20_000):
+    from playwright.sync_api import expect
+
+    expect(_output(calc)).to_contain_text(text, timeout=timeout)
+
+
+def test_vram_calculator_follows_context_and_format(page):
+    calc = _calc(page, "vram")
+    _set_number(calc, "Context", 32768)
+    _choose(calc, "Weights", "Q4_K_M")
+    expected = hg.inference_memory("Llama-3.1-8B", "Q4_K_M", "fp16", 1, 32768, "transformers").per_gpu_gib
+    _expect_text(calc, f"{expected:.2f} GiB per GPU")
+    _choose(calc, "GPU", "RTX 4060 Ti 16GB")
+    _expect_text(calc, "on 1 × RTX 4060 Ti 16GB")
+
+
+def test_finetune_calculator_follows_method_and_gpus(page):
+    calc = _calc(page, "finetune")
+    _choose(calc, "Method", "lora")
+    _set_number(calc, "GPUs", 2)
+    mem = hg.finetune_memory("Llama-3.1-8B", "lora", 16, batch=1, seq_len=2048, gradient_checkpointing=True,
+                             gpus=2, zero=3)  # fmt: skip
+    _expect_text(calc, f"{mem.per_gpu_gib:.2f} GiB per GPU")
+
+
+def test_training_calculator_follows_zero_stage(page):
+    calc = _calc(page, "training")
+    _field(calc, "ZeRO stage").locator("select").select_option("1")
+    mem = hg.training_memory("Llama-2-7B", "bf16-mixed", "adamw", 1, 2048, 8, 1, recompute="full")
+    _expect_text(calc, f"{mem.per_gpu_gib:.2f} GiB per GPU")
+
+
+def test_speed_calculator_follows_gpu(page):
+    calc = _calc(page, "speed")
+    _choose(calc, "GPU", "RTX 3090")
+    tokens = hg.decode_tokens_per_s("Llama-3.1-8B", "RTX 3090", "Q4_K_M", 1, 2048, 1, "llama.cpp")
+    _expect_text(calc, f"{round(tokens, 3):g}")
+
+
+def test_compare_and_planner_calculators(page):
+    calc = _calc(page, "compare")
+    _choose(calc, "Card B", "A100 SXM4 80GB")
+    _expect_text(calc, "A100 SXM4 80GB")
+    planner = _calc(page, "planner")
+    _set_number(planner, "Budget", 20000)
+    best = hg.widgets.planner_report("Qwen2.5-14B", "Q4_K_M", 5, 10, "qlora", 20000, "CNY", True).iloc[0]["gpu"]
+    _expect_text(planner, best)
+
+
+def test_bad_input_shows_a_message_not_a_traceback(page):
+    calc = _calc(page, "speed")
+    _choose(calc, "GPU", "A10G")  # its Tensor rate is not published: the speed cannot be computed
+    _expect_text(calc, "Check the input")
+    text = _output(calc).inner_text()
+    assert "Traceback" not in text and "A10G" in text
+    _choose(calc, "GPU", "RTX 4090")  # and it recovers
+    _expect_text(calc, "decode, all users")

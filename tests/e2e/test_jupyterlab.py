@@ -1,0 +1,30 @@
+"""The same calculators inside JupyterLab: run the notebook, change an input, see the new value."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwguide as hg
+
+pytestmark = pytest.mark.e2e
+
+
+def test_vram_calculator_in_jupyterlab(browser, lab_url):
+    from playwright.sync_api import expect
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        page.goto(f"{lab_url}/lab/tree/app/calculators.ipynb", timeout=90_000)
+        page.wait_for_selector(".jp-Notebook", timeout=90_000)
+        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)  # kernel up
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        calc = page.locator(".hwguide-calc-vram")
+        expect(calc.locator(".hwguide-output")).to_contain_text("GiB per GPU", timeout=90_000)
+        box = calc.locator(".widget-inline-hbox", has=page.locator("label", has_text="Context")).locator("input")
+        box.fill("65536")
+        box.press("Enter")
+        expected = hg.inference_memory("Llama-3.1-8B", "fp16", "fp16", 1, 65536, "transformers").per_gpu_gib
+        expect(calc.locator(".hwguide-output")).to_contain_text(f"{expected:.2f} GiB per GPU", timeout=30_000)
+    finally:
+        page.close()
