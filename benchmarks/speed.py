@@ -5,8 +5,9 @@
 
 Measures: `import hwguide` (fresh interpreter), one update of each calculator (the report function
 behind it), `hg.recommend` over the whole catalog for each scenario's need, `hg.guide_tables()`,
-and the time to execute each notebook. Targets (2-core machine): import < 0.5 s, calculator update
-< 20 ms, recommend < 200 ms, each notebook < 15 s.
+the export of all formats (en and zh, one run each) and the time to execute each notebook. Targets
+(2-core machine): import < 0.5 s, calculator update < 20 ms, recommend < 200 ms, export < 10 s,
+each notebook < 15 s.
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def main() -> None:
             (f"recommend, {scenario} need, whole catalog", median_seconds(lambda need=need: hg.recommend(**need)), 0.2)
         )
     rows.append(("guide_tables()", median_seconds(hg.guide_tables, repeat=3), float("nan")))
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        for lang in ("en", "zh"):
+            start = time.perf_counter()
+            hg.export_guide(out, lang)
+            rows.append((f"export_guide all formats, {lang}", time.perf_counter() - start, 10.0))
     if not args.quick:
         for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
             if ".ipynb_checkpoints" in path.parts:
