@@ -208,6 +208,12 @@ def _performance() -> pd.DataFrame:
         "Speed factors fitted to the llama.cpp CUDA scoreboard and published pre-training GPU-hours "
         "(data/measurements.csv)."
     )
+    frame.attrs["caption_zh"] = (
+        f"得分以 {REFERENCE} 为 100。推理：{w['model']}（{w['weights']}），上下文 {w['context']:,} 个 token，"
+        f"取 1 个用户与 {w['batch']} 个用户解码速度的几何平均；训练：{t['model']}，bf16 混合精度 AdamW，"
+        "与稠密 BF16 算力乘以拟合的 MFU 成正比。速度系数拟合自 llama.cpp CUDA 实测榜单与公开的预训练 GPU 小时数"
+        "（data/measurements.csv）。"
+    )
     return frame
 
 
@@ -224,6 +230,11 @@ def _value(currency: str, as_of: str | None = None) -> pd.DataFrame:
         f"data/prices.csv (new, used or estimate; the price_kind column says which). Price dates {span}; prices "
         "are not converted between currencies. Cards the inference workload fits come first (fits column), "
         "cards with no price last in each group."
+    )
+    frame.attrs["caption_zh"] = (
+        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中最新的价格（新卡、二手或估价，"
+        f"见“价格类型”列）。价格日期 {span}；不同币种之间不换算。推理负载装得下的显卡排在前面（见“是否装得下”列），"
+        "每组中没有价格的显卡排在最后。"
     )
     return frame
 
@@ -247,6 +258,10 @@ def _parameters() -> pd.DataFrame:
     frame.attrs["caption"] = (
         "Dense Tensor TFLOPS with FP32 accumulation (no sparsity); memory in GiB as marketed; NVLink total of both "
         "directions. Sources per card in data/gpus.csv."
+    )
+    frame.attrs["caption_zh"] = (
+        "算力为稠密张量核心 TFLOPS、FP32 累加（不含稀疏）；显存按标称容量以 GiB 计；NVLink 为双向合计带宽。"
+        "每张卡的出处见 data/gpus.csv。"
     )
     return frame
 
@@ -287,6 +302,11 @@ def _training() -> pd.DataFrame:
         "holds training with 10% headroom; '> 8' needs more than one server. Days: 20 tokens "
         "per parameter (Chinchilla) on 8 × H100 SXM at the fitted MFU. Each size is represented by the named model."
     )
+    frame.attrs["caption_zh"] = (
+        "装得下训练（留 10% 余量）所需的最少卡数（1、2、4 或 8 张；ZeRO-3 / FSDP 分片，激活重计算，微批 1 × 2,048 "
+        "个 token，AdamW；bf16 混合精度保留 FP32 主权重与动量，每参数 16 字节，纯 bf16 为 8 字节）；“> 8”表示一台"
+        "服务器放不下。天数：每参数 20 个 token（Chinchilla），8 × H100 SXM，按拟合的 MFU。每种规模以表中模型为代表。"
+    )
     return frame
 
 
@@ -318,6 +338,11 @@ def _finetune_inference() -> pd.DataFrame:
         "Fine-tuning: micro-batch 1 × 2,048 tokens with activation checkpointing; LoRA rank 16 on all linear layers "
         "over a bf16 base, QLoRA over an NF4 base; full = bf16 mixed-precision AdamW. Smallest card: least memory "
         "that holds it with 10% headroom."
+    )
+    frame.attrs["caption_zh"] = (
+        "单卡。推理：批大小 1，上下文 4,096 个 token，transformers 运行时；int8/int4 表示全部权重为 8/4 位。"
+        "微调：微批 1 × 2,048 个 token，开启激活重计算；LoRA 秩 16 作用于全部线性层、底座为 bf16，QLoRA 底座为 NF4；"
+        "全参微调为 bf16 混合精度 AdamW。最小显卡：留 10% 余量能装下的显存最小的卡。"
     )
     return frame
 
@@ -364,6 +389,11 @@ def _configurations(lang: str) -> pd.DataFrame:
         "per parameter), and the cheapest build the planner finds today for the same need (prices in CNY from "
         "data/prices.csv, any condition)."
     )
+    frame.attrs["caption_zh"] = (
+        "用原文自己的需求检验原文的配置（推理：最大模型 fp16，最少与最多用户，上下文 4,096 个 token；LoRA 微调；"
+        "按每参数 20 个 token 预训练其训练规模），并给出规划器今天为同一需求找到的最便宜配置"
+        "（价格为 data/prices.csv 中的人民币价格，不限新旧）。"
+    )
     return frame
 
 
@@ -388,13 +418,13 @@ def guide_tables(lang: str = "en", currency: str = "CNY", as_of: str | None = No
         ]
     out = []
     for table, title in zip(tables, TITLES[lang]):
-        caption = table.attrs["caption"]
+        caption = table.attrs["caption_zh" if lang == "zh" else "caption"]
         if lang == "zh":
             table = table.rename(columns=ZH)
             for column in table.columns:
                 if not pd.api.types.is_numeric_dtype(table[column]):
                     table[column] = table[column].map(_zh_text)
-        table.attrs.update(title=title, caption=caption)
+        table.attrs = {"title": title, "caption": caption}
         out.append(table)
     return out
 
