@@ -37,7 +37,7 @@ from .catalog import gpu as lookup_gpu
 from .catalog import model as lookup_model
 from .memory import finetune_memory, inference_memory, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
-from .value import _CONDITION_KINDS, _prices
+from .value import _CONDITION_KINDS, _latest_prices, _prices
 
 __all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
 
@@ -141,12 +141,9 @@ def build_system(
 
 
 def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
-    """Each card's price: its latest observation in ``currency`` of the preferred kind for ``condition``."""
-    kinds = _CONDITION_KINDS[condition]
-    rows = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
-    rows = rows.assign(tier=rows["kind"].map({k: i for i, k in enumerate(kinds)}))
-    rows = rows.sort_values(["tier", "date"], ascending=[True, False]).drop_duplicates("gpu")
-    return {g: (float(a), f"{k} {d}") for g, a, k, d in zip(rows["gpu"], rows["amount"], rows["kind"], rows["date"])}
+    """Each card's price and a label saying which observation it is ("street-new 2025-06-01")."""
+    rows = _latest_prices(table, currency, condition)
+    return {r.Index: (float(r.amount), f"{r.kind} {r.date}") for r in rows.itertuples()}
 
 
 def _allowed_cards(allow: Mapping[str, Any] | Sequence[str] | None) -> list[GPU]:

@@ -122,6 +122,18 @@ def _prices(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) ->
     return frame
 
 
+def _latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt.date | None = None) -> pd.DataFrame:
+    """Each card's chosen price row (indexed by gpu): in ``currency``, the first kind in
+    ``_CONDITION_KINDS[condition]`` it has, latest date first; only dates on or before ``as_of``."""
+    kinds = _CONDITION_KINDS[condition]
+    rows = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
+    if as_of is not None:
+        rows = rows[[d <= as_of for d in rows["date"]]]
+    rows = rows.assign(tier=rows["kind"].map({k: i for i, k in enumerate(kinds)}))
+    rows = rows.sort_values(["tier", "date"], ascending=[True, False], kind="stable")
+    return rows.drop_duplicates("gpu").set_index("gpu")
+
+
 def value_ranking(
     task: str = "inference",
     currency: str = "CNY",
@@ -145,18 +157,10 @@ def value_ranking(
     condition = _choice(condition, "condition", _CONDITION_KINDS)
     day = _dt.date.fromisoformat(as_of) if isinstance(as_of, str) else (as_of or _dt.date.today())
     ranking = rank_gpus(task, workload, reference)
-    table = _prices(prices, currency)
-    kinds = _CONDITION_KINDS[condition]
-    table = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
-    table = table[[d <= day for d in table["date"]]]
-    table = table.assign(tier=table["kind"].map({k: i for i, k in enumerate(kinds)}))
-    chosen = {}
-    for name, group in table.groupby("gpu"):
-        best = group.sort_values(["tier", "date"], ascending=[True, False]).iloc[0]
-        chosen[name] = best
+    chosen = _latest_prices(_prices(prices, currency), currency, condition, day)
     rows = []
     for row in ranking.itertuples():
-        price = chosen.get(row.gpu)
+        price = chosen.loc[row.gpu] if row.gpu in chosen.index else None
         rows.append({
             "gpu": row.gpu, "score": row.score, "fits": row.fits,
             "price": price["amount"] if price is not None else math.nan,
