@@ -86,6 +86,31 @@ def browser():
         browser.close()
 
 
+def _stay_offline(route) -> None:
+    """Answer every request that leaves this machine with a network error at once.
+
+    Voilà's page template asks a CDN for Font Awesome; on an offline machine whose DNS hangs
+    instead of failing, that request holds up the page's load event past any timeout. The kit
+    is offline-first, so the tests run as an offline classroom would: nothing leaves 127.0.0.1.
+    """
+    if route.request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1")):
+        route.continue_()
+    else:
+        route.abort("internetdisconnected")
+
+
+@pytest.fixture(scope="session")
+def new_page(browser):
+    """Make a browser page of the given viewport size that cannot reach the internet."""
+
+    def make(width: int, height: int):
+        page = browser.new_page(viewport={"width": width, "height": height})
+        page.route("**/*", _stay_offline)
+        return page
+
+    return make
+
+
 @pytest.fixture(scope="session")
 def voila_url() -> Iterator[str]:
     pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")

@@ -9,10 +9,10 @@ import hwguide as hg
 pytestmark = pytest.mark.e2e
 
 
-def test_vram_calculator_in_jupyterlab(browser, lab_url):
+def test_vram_calculator_in_jupyterlab(new_page, lab_url):
     from playwright.sync_api import expect
 
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = new_page(1400, 1000)
     try:
         page.goto(f"{lab_url}/lab/tree/app/calculators.ipynb", timeout=90_000)
         page.wait_for_selector(".jp-Notebook", timeout=90_000)
