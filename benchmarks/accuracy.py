@@ -65,7 +65,7 @@ def _case(row: dict[str, Any]) -> dict[str, Any] | None:
         else hg.gpu("A100 SXM4 80GB")  # memory rows: the card does not change the estimate  # fmt: skip
     if card.fp16_tflops is None:
         return None
-    link = hg.interconnects().set_index("name").loc[default_link(card, max(gpus, 2)), "per_direction_gbs"]
+    link = hg.interconnects().set_index("name").loc[default_link(card, gpus=max(gpus, 2)), "per_direction_gbs"]
     case = {
         "kind": kind,
         "model": {k: getattr(m, k) for k in ("name", "layers", "heads", "hidden_size", "vocab_size", "kv_heads",

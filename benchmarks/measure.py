@@ -181,18 +181,20 @@ def estimate(args: argparse.Namespace, measured: dict[str, Any]) -> dict[str, An
     width = {"fp32": 4, "fp16": 2, "bf16": 2}[args.weights]
     out: dict[str, Any] = {"parameters": n * width}
     if args.workload == "inference":
-        mem = hg.inference_memory(model, args.weights, "fp16" if width == 2 else "fp32", args.batch,
-                                  args.seq_len + args.new_tokens)  # fmt: skip
+        mem = hg.inference_memory(model, weights=args.weights, kv="fp16" if width == 2 else "fp32", batch=args.batch,
+                                  context=args.seq_len + args.new_tokens)  # fmt: skip
         out["peak_allocated"] = mem.per_gpu_bytes - mem.per_gpu["cuda_context"]
     elif args.workload == "full":
         precision = "fp32" if args.weights == "fp32" else "bf16"
-        mem = hg.training_memory(model, precision, "adamw", args.batch, args.seq_len, flash_attention=True)
+        mem = hg.training_memory(model, precision=precision, optimizer="adamw", batch=args.batch,
+                                 context=args.seq_len, flash_attention=True)  # fmt: skip
         out.update(trainable_parameters=n, gradients=mem.per_gpu["gradients"],
                    optimizer_states=mem.per_gpu["optimizer_states"],
                    peak_allocated=mem.per_gpu_bytes - mem.per_gpu["cuda_context"])  # fmt: skip
     else:
-        lora = hg.lora_params(model, args.rank, "all-linear")
-        mem = hg.finetune_memory(model, "lora", args.rank, "all-linear", args.weights, args.batch, args.seq_len)
+        lora = hg.lora_params(model, rank=args.rank, targets="all-linear")
+        mem = hg.finetune_memory(model, method="lora", rank=args.rank, targets="all-linear", weights=args.weights,
+                                 batch=args.batch, context=args.seq_len)  # fmt: skip
         # PEFT keeps the adapters in the base dtype here (the model was built in it): count them so
         adapter_width = width
         out.update(parameters=n * width + lora * adapter_width, trainable_parameters=lora,
@@ -248,7 +250,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--workload", choices=["inference", "lora", "full"], default="inference")
     parser.add_argument("--weights", choices=list(DTYPES), default="bf16")
     parser.add_argument("--batch", type=int, default=1)
-    parser.add_argument("--seq-len", type=int, default=2048)
+    parser.add_argument("--context", "--seq-len", dest="seq_len", type=int, default=2048,
+                        help="tokens per sequence (the prompt, for inference)")  # fmt: skip
     parser.add_argument("--new-tokens", type=int, default=32, help="tokens to generate (inference)")
     parser.add_argument("--layers", type=int, default=None, help="keep only the first N layers")
     parser.add_argument("--rank", type=int, default=16, help="LoRA rank")

@@ -57,13 +57,17 @@ def main() -> None:
         return 1024 + next(step)
 
     calculators = {
-        "vram_report": lambda: w.vram_report("Llama-3.1-8B", "Q4_K_M", "fp16", 4, ctx(), "vllm", "RTX 4090", 1),
-        "finetune_report": lambda: w.finetune_report("Llama-3.1-8B", "qlora", 16, ctx(), 1, True, "RTX 4090", 1),
-        "training_report": lambda: w.training_report("Llama-2-7B", "bf16-mixed", "adamw", ctx(), 1, 8, 3, "full",
-                                                     "A100 SXM4 80GB"),
-        "speed_report": lambda: w.speed_report("Llama-3.1-8B", "RTX 4090", "Q4_K_M", 4, ctx(), 1, "llama.cpp"),
-        "interconnect_report": lambda: w.interconnect_report("Llama-2-7B", 8),
-        "compare_report": lambda: w.compare_report("RTX 3090", "RTX 4090"),
+        "vram_report": lambda: w.vram_report(model="Llama-3.1-8B", weights="Q4_K_M", kv="fp16", batch=4,
+                                             context=ctx(), engine="vllm", card="RTX 4090", gpus=1),
+        "finetune_report": lambda: w.finetune_report(model="Llama-3.1-8B", method="qlora", rank=16, context=ctx(),
+                                                     batch=1, recompute="full", card="RTX 4090", gpus=1),
+        "training_report": lambda: w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="adamw",
+                                                     context=ctx(), batch=1, gpus=8, zero=3, recompute="full",
+                                                     card="A100 SXM4 80GB"),
+        "speed_report": lambda: w.speed_report(model="Llama-3.1-8B", card="RTX 4090", weights="Q4_K_M", batch=4,
+                                               context=ctx(), gpus=1, engine="llama.cpp"),
+        "interconnect_report": lambda: w.interconnect_report(model="Llama-2-7B", gpus=8),
+        "compare_report": lambda: w.compare_report(a="RTX 3090", b="RTX 4090"),
     }  # fmt: skip
     for name, fn in calculators.items():
         rows.append((f"calculator update: {name}", median_seconds(fn), 0.02))
@@ -81,7 +85,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as out:
         for lang in ("en", "zh"):
             start = time.perf_counter()
-            hg.export_guide(out, lang)
+            hg.export_guide(out, lang=lang)
             rows.append((f"export_guide all formats, {lang}", time.perf_counter() - start, 10.0))
     if not args.quick:
         for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):

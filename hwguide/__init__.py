@@ -7,22 +7,29 @@
     hg.inference_memory("llama-3.1-8b", weights="Q4_K_M", context=8192)   # GPU memory, part by part
     hg.finetune_memory("llama-3.1-8b", method="qlora")
 
+Functions take their subject (model, card) positionally and the rest by keyword; the words
+are the same everywhere (docs/api.md): weights, kv, context, batch, gpus, engine, recompute.
+
 Units: memory in GiB (a "24 GB" card has 24 GiB), bandwidth in GB/s (1e9 bytes/s), compute in
 TFLOPS (1e12 FLOP/s; tensor figures dense, FP32 accumulate unless a column says otherwise).
 """
 
-from . import exercises
+from . import checks, exercises
 from .architecture import Model, Tensor, from_hf_config, param_count, tensors
 from .catalog import (
     GPU,
     DataError,
+    Engine,
     data_dir,
+    engine,
+    engines,
     gpu,
     gpus,
     interconnects,
     load_table,
     model,
     models,
+    platform,
     platforms,
     prices,
     scenarios,
@@ -35,6 +42,7 @@ from .memory import (
     activation_bytes,
     finetune_memory,
     inference_memory,
+    is_gguf,
     kv_cache_bytes,
     lora_params,
     training_memory,
@@ -61,6 +69,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "export_guide",
+    "checks",
+    "Engine",
+    "engine",
+    "engines",
+    "platform",
+    "is_gguf",
     "exercises",
     "widgets",
     "platforms",

@@ -1,22 +1,49 @@
-"""Command line: ``python -m hwguide validate`` and ``python -m hwguide export``."""
+"""Command line: ``python -m hwguide validate`` and ``python -m hwguide export``.
+
+Every error, argparse's own included, is one line on stderr (``hwguide: error: ...``) and a
+non-zero exit status (2), never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
+
+PROG = "python -m hwguide"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m hwguide", description="hwguide command line")
-    sub = parser.add_subparsers(dest="command", required=True)
+class _Error(Exception):
+    """A command-line error, already worded for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors become one line instead of usage text and a message."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _Error(message)
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split()) or type(err).__name__
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="hwguide command line")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     sub.add_parser("validate", help="compare the kit's estimates with published measurements")
     export = sub.add_parser("export", help="write the guide's six tables as HTML/PDF/MD/CSV/XLSX handouts")
     export.add_argument("--out", default="guide", help="output folder (created if needed; default: guide)")
-    export.add_argument("--lang", default="en", choices=["en", "zh"])
+    export.add_argument("--lang", default="en", help="en or zh (default: en)")
     export.add_argument("--format", default="html,pdf,md,csv,xlsx", help="comma-separated: html,pdf,md,csv,xlsx")
-    export.add_argument("--currency", default="CNY", choices=["CNY", "USD"])
+    export.add_argument("--currency", default="CNY", help="CNY or USD (default: CNY)")
     export.add_argument("--as-of", default=None, help="price the value table as of this date (YYYY-MM-DD)")
-    args = parser.parse_args(argv)
+    export.add_argument("--no-charts", action="store_true", help="leave the charts out of the HTML and PDF")
+    return parser
+
+
+def _run(argv: list[str] | None) -> int:
+    args = _parser().parse_args(argv)
     if args.command == "validate":
         from .validate import validate
 
@@ -24,14 +51,36 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "export":
         from .export import export_guide
 
-        try:
-            paths = export_guide(args.out, args.lang, args.format.split(","), args.currency, args.as_of)
-        except (ValueError, RuntimeError, LookupError) as err:
-            print(f"export failed: {err}", file=sys.stderr)
-            return 2
+        paths = export_guide(
+            args.out,
+            lang=args.lang,
+            formats=args.format,
+            currency=args.currency,
+            as_of=args.as_of,
+            charts=not args.no_charts,
+        )
         for path in paths:
             print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} kB)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status: 0, or 2 after printing one line on stderr
+    (1 for an unexpected error, a bug in the kit)."""
+    try:
+        return _run(argv)
+    except _Error as err:
+        message = f"{_one_line(err)} (see: {PROG} --help)"
+    except (ValueError, LookupError, RuntimeError, OSError) as err:
+        message = _one_line(err)
+    except KeyboardInterrupt:
+        message = "interrupted"
+    except Exception as err:  # a bug in the kit: still one line, saying so
+        print(f"hwguide: error: internal error ({type(err).__name__}: {_one_line(err)}); please report it",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    print(f"hwguide: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

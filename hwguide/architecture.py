@@ -3,11 +3,14 @@
 :func:`from_hf_config` turns any config.json (a path or a dict) into a frozen :class:`Model`
 holding exactly what the memory and speed math needs. It knows the key names of the common
 families (Llama-style, Mistral/Mixtral, Qwen2/Qwen3 and their MoE, Gemma 2, Phi-3, DeepSeek-V3
-with MLA, ChatGLM, BERT and GPT-2 style configs) and says which key it missed otherwise.
+with MLA, ChatGLM, BERT and GPT-2 style configs) and says which key it missed otherwise. Every
+size is checked against :data:`CONFIG_LIMITS`, physical sense rather than software limits, so a
+typo fails at once with the file, the key and the limit named.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -18,7 +21,40 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Model", "from_hf_config"]
+from . import checks
+
+__all__ = ["CONFIG_LIMITS", "Model", "Tensor", "from_hf_config", "param_count", "tensors"]
+
+# The range each architecture size may take, by Model field (a config may spell the key in several
+# ways; messages name the key it used). The bounds are physical sense with wide margins over the
+# largest published models (Llama-3.1-405B: 126 layers; GPT-3: hidden 12,288; DeepSeek-V3: 256
+# experts, 8 per token; Gemma 2: vocabulary 256,000; Llama 4 Scout: a 10M-token window). They stop
+# a typo such as 10**7 layers from becoming an hour-long loop or an overflow.
+CONFIG_LIMITS: dict[str, tuple[int, int]] = {
+    "layers": (1, 1024),
+    "hidden_size": (1, 262_144),
+    "heads": (1, 1024),
+    "kv_heads": (1, 1024),  # and at most the attention heads, which they must divide
+    "head_dim": (1, 4096),
+    "ffn_size": (1, 1_048_576),
+    "moe_ffn_size": (1, 1_048_576),
+    "vocab_size": (1, 4_194_304),
+    "max_context": (1, 2**31),
+    "experts": (0, 4096),  # routed experts per MoE layer (0: a dense model)
+    "experts_per_token": (1, 4096),  # and at most the experts (of a MoE model)
+    "shared_experts": (0, 4096),  # and at most the routed experts (of a MoE model)
+    "kv_lora_rank": (1, 65_536),  # MLA widths
+    "q_lora_rank": (1, 65_536),
+    "qk_rope_head_dim": (1, 65_536),
+    "qk_nope_head_dim": (1, 65_536),
+    "v_head_dim": (1, 65_536),
+    "sliding_window": (1, 2**31),  # tokens
+    "layer_count": (0, 1024),  # first_k_dense_replace, max_window_layers; a layer index (below the layers)
+    "layer_step": (1, 1024),  # moe_layer_freq, decoder_sparse_step
+    "type_vocab_size": (0, 1024),  # BERT's token types (2)
+}
+# The largest published parameter count a Model may carry, in billions (a quadrillion parameters).
+PARAMS_B_LIMIT = 1_000_000.0
 
 # Families whose feed-forward block is a plain two-matrix MLP (up, activation, down); all others
 # here use a gated MLP (gate, up, down: SwiGLU / GeGLU), as their modeling_*.py files show.
@@ -93,6 +129,30 @@ class Model:
     source: str | None = None
     config: Mapping[str, Any] = dataclasses.field(default_factory=dict, compare=False, repr=False, hash=False)
 
+    def __post_init__(self) -> None:
+        # The same limits as from_hf_config, for a Model built by hand or with dataclasses.replace.
+        label = f"Model {self.name!r}" if isinstance(self.name, str) else "Model"
+        for field in ("layers", "hidden_size", "ffn_size", "heads", "head_dim", "vocab_size", "max_context"):
+            _whole(getattr(self, field), field, label, field)
+        _whole(self.kv_heads, "kv_heads", label, "kv_heads", high=self.heads)
+        _whole(self.experts, "experts", label, "experts")
+        if self.experts:
+            _whole(self.experts_per_token, "experts_per_token", label, "experts_per_token", high=self.experts)
+        else:
+            _whole(self.experts_per_token, "experts_per_token", label, "experts", high=0)
+        _whole(self.shared_experts, "shared_experts", label, "shared_experts", high=self.experts or None)
+        _whole(self.moe_layers, "moe_layers", label, "layer_count", high=self.layers)
+        _whole(self.sliding_window_layers, "sliding_window_layers", label, "layer_count", high=self.layers)
+        for field in ("moe_ffn_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
+                      "v_head_dim", "sliding_window"):  # fmt: skip
+            if getattr(self, field) is not None:
+                _whole(getattr(self, field), field, label, field)
+        for field in ("gated_ffn", "tied_embeddings", "qkv_bias", "linear_bias"):
+            checks.flag(getattr(self, field), field)
+        for field in ("name", "model_type"):
+            if not isinstance(getattr(self, field), str):
+                raise ValueError(f"{label}: {field} must be a string, not {_show(getattr(self, field))}")
+
     @classmethod
     def from_hf_config(cls, config: str | os.PathLike[str] | Mapping[str, Any], **kwargs: Any) -> Model:
         """Build a Model from a Hugging Face config.json path or dict (see :func:`from_hf_config`)."""
@@ -122,37 +182,182 @@ class Model:
         return text
 
 
-def _first(config: Mapping[str, Any], keys: tuple[str, ...], what: str) -> Any:
-    for key in keys:
-        if config.get(key) is not None:
-            return config[key]
-    raise ValueError(f"config.json has no {what}: looked for {', '.join(repr(k) for k in keys)}")
+def _show(value: Any) -> str:
+    """``repr(value)``, short for a huge integer (whose decimal text Python refuses past 4,300 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not float(value).is_integer():
-        raise ValueError(f"config.json: {what} must be a whole number, not {value!r}")
-    if value <= 0:
-        raise ValueError(f"config.json: {what} must be greater than 0, not {value!r}")
+def _whole(value: Any, key: str, label: str, limit: str, *, high: int | None = None) -> int:
+    """A whole-number config value within ``CONFIG_LIMITS[limit]`` (and at most ``high``)."""
+    low, top = CONFIG_LIMITS[limit]
+    if high is not None:
+        top = min(top, high)
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # numpy scalars in a dict
+        with contextlib.suppress(TypeError, ValueError):
+            value = value.item()
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        whole, value = True, int(value)
+    if not whole:
+        raise ValueError(f"{label}: {key} must be a whole number in {low:,}..{top:,}, not {_show(value)}")
+    if not low <= value <= top:
+        raise ValueError(f"{label}: {key}={_show(value)} is outside {low:,}..{top:,}")
     return int(value)
 
 
-def _sliding(config: Mapping[str, Any], model_type: str, layers: int) -> tuple[int | None, int]:
+def _pick(config: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
+    """(key, value) of the first of ``keys`` the config sets (not null), or (keys[0], None)."""
+    for key in keys:
+        if config.get(key) is not None:
+            return key, config[key]
+    return keys[0], None
+
+
+def _required(config: Mapping[str, Any], keys: tuple[str, ...], what: str, label: str, limit: str) -> tuple[str, int]:
+    key, value = _pick(config, keys)
+    if value is None:
+        raise ValueError(f"{label} has no {what}: looked for {', '.join(repr(k) for k in keys)}")
+    return key, _whole(value, key, label, limit)
+
+
+def _optional(config: Mapping[str, Any], key: str, label: str, limit: str, *, high: int | None = None) -> int | None:
+    value = config.get(key)
+    return None if value is None else _whole(value, key, label, limit, high=high)
+
+
+def _flag(config: Mapping[str, Any], key: str, label: str) -> bool | None:
+    """A true/false config value (None when unset): ``"no"`` or ``1`` are refused, not read as true."""
+    value = config.get(key)
+    if value is None:
+        return None
+    try:
+        return checks.flag(value, key)
+    except ValueError as err:
+        raise ValueError(f"{label}: {err}") from None
+
+
+def _text(config: Mapping[str, Any], key: str, label: str) -> str | None:
+    value = config.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"{label}: {key} must be a string, not {_show(value)}")
+
+
+def _layer_list(config: Mapping[str, Any], key: str, label: str) -> list[Any]:
+    value = config.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{label}: {key} must be a list, not {_show(value)}")
+    return list(value)
+
+
+def _moe_layers(config: Mapping[str, Any], model_type: str, layers: int, label: str) -> frozenset[int]:
+    """The indices of the layers whose feed-forward block is a mixture of experts (for a MoE model)."""
+    if model_type.startswith("deepseek"):
+        # transformers models/deepseek_v3: layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0
+        first_dense = _optional(config, "first_k_dense_replace", label, "layer_count") or 0
+        freq = _optional(config, "moe_layer_freq", label, "layer_step") or 1
+        return frozenset(i for i in range(layers) if i >= first_dense and i % freq == 0)
+    # Qwen2/Qwen3-MoE: not in mlp_only_layers and (layer_idx + 1) % decoder_sparse_step == 0
+    step = _optional(config, "decoder_sparse_step", label, "layer_step") or 1
+    dense_only = {
+        _whole(i, "mlp_only_layers entry", label, "layer_count", high=layers - 1)
+        for i in _layer_list(config, "mlp_only_layers", label)
+    }
+    return frozenset(i for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+
+
+def _sliding(config: Mapping[str, Any], model_type: str, layers: int, label: str) -> tuple[int | None, int]:
     """(window in tokens, number of layers that use it), following transformers' rules."""
-    window = config.get("sliding_window")
-    if not window or config.get("use_sliding_window") is False:
+    use = _flag(config, "use_sliding_window", label)
+    window = _optional(config, "sliding_window", label, "sliding_window")
+    max_window_layers = _optional(config, "max_window_layers", label, "layer_count")
+    layer_types = _layer_list(config, "layer_types", label)
+    if layer_types and (len(layer_types) != layers or not all(isinstance(t, str) for t in layer_types)):
+        raise ValueError(
+            f"{label}: layer_types must list one attention type (a string) per layer, {layers:,} in all, "
+            f"not {_show(layer_types)}"
+        )
+    if window is None or use is False:
         return None, 0
-    window = _count(window, "sliding_window")
-    layer_types = config.get("layer_types")
     if layer_types:
         return window, sum(1 for t in layer_types if t == "sliding_attention")
     if model_type == "gemma2":
         # Gemma 2 alternates local (even layers) and global attention:
         # transformers models/gemma2/modeling_gemma2.py, `is_sliding = not bool(layer_idx % 2)`.
         return window, math.ceil(layers / 2)
-    if "max_window_layers" in config and config.get("use_sliding_window"):
-        return window, max(0, layers - int(config["max_window_layers"]))
+    if max_window_layers is not None and use:
+        return window, max(0, layers - max_window_layers)
     return window, layers
+
+
+# The most bytes a config.json may have: real ones are a few KB (with a label map, a few hundred).
+MAX_CONFIG_BYTES = 32 * 2**20
+
+
+def _read_config(config: str | os.PathLike[str]) -> tuple[dict[str, Any], str, str]:
+    """(parsed config, label for messages, default model name) of a config.json path or its folder."""
+    text = os.fspath(config)
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"config must be the path of a config.json file or of its folder, not {config!r}")
+    path = Path(text)
+    problem, raw = None, b""
+    try:
+        if path.is_dir():
+            path = path / "config.json"
+            absent = f"config: the folder {path.parent} holds no config.json"
+        else:
+            absent = f"config: no config.json at {path} (no such file)"
+        if not path.exists():
+            problem = absent
+        elif not path.is_file():
+            problem = f"config: {path} is not a regular file; give the path of a config.json"
+        elif path.stat().st_size > MAX_CONFIG_BYTES:
+            problem = f"config: {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB, too large for a config.json"
+        else:
+            raw = path.read_bytes()
+    except (OSError, ValueError) as err:  # permissions, a name too long, a NUL byte in the path
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise ValueError(f"config: cannot read {_show(text)} ({reason})") from None
+    if problem:
+        raise ValueError(problem)
+    label = str(path)
+    try:
+        source = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"{label}: not UTF-8 text (byte {err.start} cannot be decoded); save it as UTF-8") from None
+
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} is not a JSON number")
+
+    try:
+        data = json.loads(source, parse_constant=refuse)
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{label}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+    except RecursionError:
+        raise ValueError(f"{label}: not a config.json (its JSON is nested too deeply to read)") from None
+    except ValueError as err:  # NaN/Infinity, or an integer of more than 4,300 digits
+        reason = "a number has more than 4,300 digits" if "digits" in str(err) else str(err)
+        raise ValueError(f"{label}: not valid JSON ({reason})") from None
+    if not isinstance(data, dict):
+        kind = {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(data), "a number")
+        raise ValueError(f"{label}: config.json must hold a JSON object ({{...}}), not {kind}")
+    default_name = path.parent.name if path.name == "config.json" else path.stem
+    return data, label, default_name or "custom model"
+
+
+def _published(value: Any, argument: str) -> float | None:
+    """A published parameter count in billions: a finite positive number (at most a quadrillion parameters)."""
+    if value is None:
+        return None
+    try:
+        return checks.number(value, argument, low=0.0, high=PARAMS_B_LIMIT, open_low=True, unit="billion")
+    except OverflowError:  # an integer too large for a float
+        raise ValueError(f"{argument} must be a finite number of billions, not {_show(value)}") from None
 
 
 def from_hf_config(
@@ -163,59 +368,79 @@ def from_hf_config(
     params_active_b: float | None = None,
     source: str | None = None,
 ) -> Model:
-    """Build a :class:`Model` from a Hugging Face ``config.json`` (a path or the parsed dict).
+    """Build a :class:`Model` from a Hugging Face ``config.json`` (a path, its folder, or the parsed dict).
 
     ``name`` defaults to the config's ``_name_or_path`` or the file's folder name. Published
-    parameter counts (billions) can be attached; they are not read from the config. Raises
-    ValueError naming the missing or invalid key.
+    parameter counts (billions) can be attached; they are not read from the config. Every size is
+    checked against :data:`CONFIG_LIMITS`; a missing, malformed or implausible value raises
+    ValueError naming the file (``config.json`` for a dict), the key, the value and the limit.
     """
     if isinstance(config, (str, os.PathLike)):
-        path = Path(config)
-        if path.is_dir():
-            path = path / "config.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ValueError(f"config: no config.json at {path}") from None
-        except json.JSONDecodeError as err:
-            raise ValueError(f"config: {path} is not valid JSON ({err})") from None
-        default_name = path.parent.name if path.name == "config.json" else path.stem
+        data, label, default_name = _read_config(config)
     elif isinstance(config, Mapping):
-        data = dict(config)
-        default_name = "custom model"
+        data, label, default_name = dict(config), "config.json", "custom model"
     else:
-        raise ValueError(f"config must be a path to config.json or a dict, not {type(config).__name__}")
-    if isinstance(data.get("text_config"), Mapping):  # multimodal wrappers keep the LM here
-        data = {**data, **data["text_config"]}
+        raise ValueError(
+            f"config must be the path of a config.json (or its folder) or a dict, not {type(config).__name__}"
+        )
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ValueError(f"name must be a non-empty string or None, not {_show(name)}")
+    if source is not None and not isinstance(source, str):
+        raise ValueError(f"source must be a string or None, not {_show(source)}")
+    total_b = _published(params_total_b, "params_total_b")
+    active_b = _published(params_active_b, "params_active_b")
+    if total_b is not None and active_b is not None and active_b > total_b:
+        raise ValueError(f"params_active_b={active_b:g} exceeds params_total_b={total_b:g}")
+    text_config = data.get("text_config")
+    if isinstance(text_config, Mapping):  # multimodal wrappers keep the LM here
+        data = {**data, **text_config}
+    elif text_config is not None:
+        raise ValueError(f"{label}: text_config must be a JSON object, not {_show(text_config)}")
 
-    model_type = str(data.get("model_type", "")).lower()
-    layers = _count(_first(data, ("num_hidden_layers", "num_layers", "n_layer"), "layer count"), "layers")
-    hidden = _count(_first(data, ("hidden_size", "n_embd", "d_model"), "hidden size"), "hidden_size")
-    heads = _count(_first(data, ("num_attention_heads", "n_head", "num_heads"), "attention head count"), "heads")
-    if data.get("multi_query_attention") and data.get("multi_query_group_num"):  # ChatGLM
-        kv_heads = _count(data["multi_query_group_num"], "multi_query_group_num")
+    model_type = (_text(data, "model_type", label) or "").lower()
+    _, layers = _required(data, ("num_hidden_layers", "num_layers", "n_layer"), "layer count", label, "layers")
+    _, hidden = _required(data, ("hidden_size", "n_embd", "d_model"), "hidden size", label, "hidden_size")
+    heads_key, heads = _required(
+        data, ("num_attention_heads", "n_head", "num_heads"), "attention head count", label, "heads"
+    )
+    if _flag(data, "multi_query_attention", label) and data.get("multi_query_group_num") is not None:  # ChatGLM
+        kv_key = "multi_query_group_num"
     else:
-        kv_heads = _count(data.get("num_key_value_heads") or heads, "num_key_value_heads")
+        kv_key = "num_key_value_heads"
+    kv_heads = _optional(data, kv_key, label, "kv_heads", high=heads) or heads
     if heads % kv_heads:
-        raise ValueError(f"config.json: {heads} attention heads do not divide into {kv_heads} KV heads")
-    mla_head = (data.get("qk_nope_head_dim") or 0) + (data.get("qk_rope_head_dim") or 0)  # MLA query/key width
-    head_dim = _count(data.get("head_dim") or data.get("kv_channels") or mla_head or hidden // heads, "head_dim")
-    ffn_key = ("intermediate_size", "ffn_hidden_size", "n_inner")
-    ffn = data.get(ffn_key[0]) or data.get(ffn_key[1]) or data.get(ffn_key[2]) or 4 * hidden
-    vocab = _count(_first(data, ("vocab_size", "padded_vocab_size"), "vocabulary size"), "vocab_size")
-    context = _count(
-        _first(
-            data,
-            ("max_position_embeddings", "seq_length", "n_positions", "n_ctx", "max_sequence_length"),
-            "maximum context",
-        ),
+        raise ValueError(
+            f"{label}: {heads_key}={heads} attention heads do not divide into {kv_key}={kv_heads} KV heads"
+        )
+    nope = _optional(data, "qk_nope_head_dim", label, "qk_nope_head_dim")
+    rope = _optional(data, "qk_rope_head_dim", label, "qk_rope_head_dim")
+    v_head = _optional(data, "v_head_dim", label, "v_head_dim")
+    kv_lora = _optional(data, "kv_lora_rank", label, "kv_lora_rank")
+    q_lora = _optional(data, "q_lora_rank", label, "q_lora_rank")
+    head_key, head_value = _pick(data, ("head_dim", "kv_channels"))
+    if head_value is None and (nope or rope):  # MLA: the query/key width
+        head_key, head_value = "qk_nope_head_dim + qk_rope_head_dim", (nope or 0) + (rope or 0)
+    elif head_value is None:
+        if hidden < heads:
+            raise ValueError(f"{label}: hidden_size={hidden} is smaller than {heads_key}={heads}; set head_dim")
+        head_key, head_value = f"hidden_size / {heads_key}", hidden // heads
+    head_dim = _whole(head_value, head_key, label, "head_dim")
+    ffn_key, ffn = _pick(data, ("intermediate_size", "ffn_hidden_size", "n_inner"))
+    if ffn is None:
+        ffn_key, ffn = "4 × hidden_size", 4 * hidden
+    ffn = _whole(ffn, ffn_key, label, "ffn_size")
+    _, vocab = _required(data, ("vocab_size", "padded_vocab_size"), "vocabulary size", label, "vocab_size")
+    _, context = _required(
+        data,
+        ("max_position_embeddings", "seq_length", "n_positions", "n_ctx", "max_sequence_length"),
+        "maximum context",
+        label,
         "max_context",
     )
-    tied = data.get("tie_word_embeddings")
+    tied = _flag(data, "tie_word_embeddings", label)
     if tied is None:
         tied = model_type not in UNTIED_BY_DEFAULT
 
-    kv_lora = data.get("kv_lora_rank")
     if kv_lora:
         attention = "MLA"
     elif kv_heads == heads:
@@ -225,36 +450,53 @@ def from_hf_config(
     else:
         attention = "GQA"
 
-    experts = int(data.get("num_local_experts") or data.get("n_routed_experts") or data.get("num_experts") or 0)
-    per_token = int(data.get("num_experts_per_tok") or 0) if experts else 0
-    moe_layers = 0
+    expert_counts = [
+        _whole(data[key], key, label, "experts")
+        for key in ("num_local_experts", "n_routed_experts", "num_experts")
+        if data.get(key) is not None
+    ]
+    experts = next((n for n in expert_counts if n), 0)
+    per_token_keys = ("num_experts_per_tok", "num_experts_per_token", "experts_per_token")
+    per_key, per_value = _pick(data, per_token_keys)
+    shared = _optional(data, "n_shared_experts", label, "shared_experts", high=experts or None) or 0
+    moe_ffn = _optional(data, "moe_intermediate_size", label, "moe_ffn_size")
+    _optional(data, "type_vocab_size", label, "type_vocab_size")  # BERT; tensors() reads it
     if experts:
-        if model_type.startswith("deepseek"):
-            first_dense = int(data.get("first_k_dense_replace") or 0)
-            freq = int(data.get("moe_layer_freq") or 1)
-            moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % freq == 0)
-        else:
-            step = int(data.get("decoder_sparse_step") or 1)
-            dense_only = set(data.get("mlp_only_layers") or [])
-            moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
-    moe_ffn = data.get("moe_intermediate_size") or (ffn if experts else None)
+        if per_value is None:
+            raise ValueError(
+                f"{label} has {experts} experts but no experts per token: looked for "
+                + ", ".join(repr(k) for k in per_token_keys)
+            )
+        per_token = _whole(per_value, per_key, label, "experts_per_token", high=experts)
+        moe_layers = len(_moe_layers(data, model_type, layers, label))
+        moe_ffn = moe_ffn or ffn
+    else:
+        if per_value is not None:  # a leftover in a dense config: harmless, but it must make sense
+            _whole(per_value, per_key, label, "experts")
+        per_token, moe_layers = 0, 0
 
-    window, window_layers = _sliding(data, model_type, layers)
+    window, window_layers = _sliding(data, model_type, layers, label)
     plain_mlp = model_type in PLAIN_MLP_TYPES
-    biased = model_type in BIASED_TYPES or bool(data.get("add_bias_linear"))
-    qkv_bias = biased or model_type in QKV_BIAS_TYPES or bool(data.get("attention_bias") or data.get("add_qkv_bias"))
+    biased = model_type in BIASED_TYPES or bool(_flag(data, "add_bias_linear", label))
+    qkv_bias = (
+        biased
+        or model_type in QKV_BIAS_TYPES
+        or bool(_flag(data, "attention_bias", label))
+        or bool(_flag(data, "add_qkv_bias", label))
+    )
+    dtype = _text(data, "torch_dtype", label) or _text(data, "dtype", label)
     return Model(
-        name=name or data.get("_name_or_path") or default_name,
+        name=name or _text(data, "_name_or_path", label) or default_name,
         model_type=model_type or "unknown",
         layers=layers,
         hidden_size=hidden,
-        ffn_size=_count(ffn, "intermediate_size"),
+        ffn_size=ffn,
         gated_ffn=not plain_mlp,
         heads=heads,
         kv_heads=kv_heads,
         head_dim=head_dim,
         vocab_size=vocab,
-        tied_embeddings=bool(tied),
+        tied_embeddings=tied,
         max_context=context,
         attention=attention,
         norm="layernorm" if model_type in LAYERNORM_TYPES else "rmsnorm",
@@ -265,17 +507,17 @@ def from_hf_config(
         sliding_window_layers=window_layers,
         experts=experts,
         experts_per_token=per_token,
-        shared_experts=int(data.get("n_shared_experts") or 0),
-        moe_ffn_size=_count(moe_ffn, "moe_intermediate_size") if moe_ffn else None,
+        shared_experts=shared,
+        moe_ffn_size=moe_ffn,
         moe_layers=moe_layers,
-        kv_lora_rank=int(kv_lora) if kv_lora else None,
-        q_lora_rank=int(data["q_lora_rank"]) if data.get("q_lora_rank") else None,
-        qk_rope_head_dim=data.get("qk_rope_head_dim"),
-        qk_nope_head_dim=data.get("qk_nope_head_dim"),
-        v_head_dim=data.get("v_head_dim"),
-        params_total_b=params_total_b,
-        params_active_b=params_active_b,
-        dtype=data.get("torch_dtype") or data.get("dtype"),
+        kv_lora_rank=kv_lora,
+        q_lora_rank=q_lora,
+        qk_rope_head_dim=rope,
+        qk_nope_head_dim=nope,
+        v_head_dim=v_head,
+        params_total_b=total_b,
+        params_active_b=active_b,
+        dtype=dtype,
         source=source,
         config=types.MappingProxyType(data),
     )
@@ -353,9 +595,9 @@ def _attention(m: Model, i: int) -> list[Tensor]:
     return out
 
 
-def _feed_forward(m: Model, i: int) -> list[Tensor]:
+def _feed_forward(m: Model, i: int, moe: bool) -> list[Tensor]:
     h = m.hidden_size
-    if m.experts and _is_moe_layer(m, i):
+    if moe:
         f, e = m.moe_ffn_size or m.ffn_size, m.experts
         out = [Tensor(f"blk.{i}.ffn_gate_inp", "router", (e, h), i)]
         out += [
@@ -380,36 +622,41 @@ def _feed_forward(m: Model, i: int) -> list[Tensor]:
     return out
 
 
-def _is_moe_layer(m: Model, i: int) -> bool:
-    data = m.config
-    if m.model_type.startswith("deepseek"):
-        first_dense = int(data.get("first_k_dense_replace") or 0)
-        return i >= first_dense and i % int(data.get("moe_layer_freq") or 1) == 0
-    step = int(data.get("decoder_sparse_step") or 1)
-    return i not in set(data.get("mlp_only_layers") or []) and (i + 1) % step == 0
+def _model_of(model: Model | str, argument: str = "model") -> Model:
+    """``model`` itself, or the catalog model it names (LookupError naming ``argument`` otherwise)."""
+    if isinstance(model, Model):
+        return model
+    from .catalog import lookup_model  # the catalog imports this module
+
+    return lookup_model(model, argument)
 
 
-@functools.lru_cache(maxsize=512)  # pure function of a frozen Model: computed once per model
-def tensors(model: Model) -> tuple[Tensor, ...]:
-    """Every weight tensor of ``model``, in GGUF-like naming, derived from its architecture.
+def tensors(model: Model | str) -> tuple[Tensor, ...]:
+    """Every weight tensor of ``model`` (a :class:`Model` or a catalog name), in GGUF-like naming.
 
     Covers embeddings (and learned positions), each block's attention (MHA/GQA/MQA/MLA) and
     feed-forward (plain, gated or mixture-of-experts), norms, biases and the output head (absent
     when tied to the embedding). Multi-token-prediction modules (DeepSeek-V3) are not counted,
     as in the published 671B.
     """
+    return _tensors(_model_of(model))
+
+
+@functools.lru_cache(maxsize=512)  # pure function of a frozen Model: computed once per model
+def _tensors(model: Model) -> tuple[Tensor, ...]:
     m, h = model, model.hidden_size
     norm = (2 * h,) if m.norm == "layernorm" else (h,)  # LayerNorm has a weight and a bias
     out = [Tensor("token_embd", "embedding", (m.vocab_size, h))]
     if m.position_embedding == "learned":
         out.append(Tensor("position_embd", "position", (m.max_context, h)))
     if m.model_type in ("bert", "roberta"):
-        types = int(m.config.get("type_vocab_size") or 0)
-        out += [Tensor("token_types", "position", (types, h)), Tensor("embd_norm", "norm", norm)]
+        token_types = _optional(m.config, "type_vocab_size", m.name, "type_vocab_size") or 0
+        out += [Tensor("token_types", "position", (token_types, h)), Tensor("embd_norm", "norm", norm)]
     norms_per_block = 4 if m.model_type.startswith("gemma2") else 2  # Gemma 2 adds post-norms
+    moe = _moe_layers(m.config, m.model_type, m.layers, m.name) if m.experts else frozenset()
     for i in range(m.layers):
         out += _attention(m, i)
-        out += _feed_forward(m, i)
+        out += _feed_forward(m, i, i in moe)
         out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0],), i))
     if m.model_type in ("bert", "roberta"):
         out.append(Tensor("pooler", "pooler", (h * h + h,)))  # BertModel's pooler (dense + bias)
@@ -420,11 +667,16 @@ def tensors(model: Model) -> tuple[Tensor, ...]:
     return tuple(out)
 
 
-@functools.lru_cache(maxsize=1024)
-def param_count(model: Model, active: bool = False) -> int:
-    """Parameters of ``model`` counted from its architecture (not the published figure).
+def param_count(model: Model | str, *, active: bool = False) -> int:
+    """Parameters of ``model`` (a :class:`Model` or a catalog name) counted from its architecture.
 
-    ``active=True`` counts what one token uses: for a mixture-of-experts model only the routed
-    experts it is sent to (``experts_per_token``) plus shared ones; equal to the total otherwise.
+    This is the count of :func:`tensors`, not the published figure. ``active=True`` counts what
+    one token uses: for a mixture-of-experts model only the routed experts it is sent to
+    (``experts_per_token``) plus shared ones; equal to the total otherwise.
     """
-    return sum(t.size * (t.active if active else t.count) for t in tensors(model))
+    return _param_count(_model_of(model), checks.flag(active, "active"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _param_count(model: Model, active: bool) -> int:
+    return sum(t.size * (t.active if active else t.count) for t in _tensors(model))

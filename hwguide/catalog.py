@@ -14,10 +14,12 @@ Public functions:
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime as _dt
 import difflib
 import functools
+import io
 import math
 import os
 import re
@@ -26,18 +28,26 @@ from typing import Any
 
 import pandas as pd
 
+from . import checks
 from .architecture import Model, from_hf_config
 
 __all__ = [
     "GPU",
     "DataError",
+    "Engine",
     "data_dir",
+    "engine",
+    "engines",
     "gpu",
     "gpus",
     "interconnects",
     "load_table",
+    "lookup_engine",
+    "lookup_gpu",
+    "lookup_model",
     "model",
     "models",
+    "platform",
     "platforms",
     "prices",
     "scenarios",
@@ -206,6 +216,10 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "preallocate_fraction": Col("float", low=0, high=1),
         "prefill_chunk_tokens": POS_INT,
         "ubatch_tokens": POS_INT,
+        "workspace_rule": Col(required=True, choices=("forward-step", "ggml-compute-buffer")),
+        "embeddings_in_host": Col("bool", required=True),
+        "f16_matmul": Col(required=True, choices=("native", "fp16-acc16")),
+        "gguf_matmul": Col(required=True, choices=("int8", "fp16")),
         "decode_bw_efficiency": Col("float", required=True, low=0.01, high=1),
         "decode_overhead_us": Col("float", required=True, nonnegative=True),
         "decode_mfu": Col("float", required=True, low=0.01, high=1),
@@ -215,6 +229,12 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "allreduce_latency_us": Col("float", required=True, nonnegative=True),
         "source": REQ,
         "checked": DATE,
+        "notes": Col(),
+    },
+    "translations": {
+        "kind": Col(required=True, choices=("column", "value", "phrase")),
+        "en": REQ,
+        "zh": REQ,
         "notes": Col(),
     },
     "measurements": {
@@ -264,6 +284,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
 }
 
 _FILES = {kind: f"{kind}.csv" for kind in SCHEMAS}
+_MAX_NUMBER = 1e15  # larger than any byte count, price or GPU-hour figure the tables hold: a typo
+_MAX_BYTES = 64 * 2**20  # a data table is a few hundred kB
 
 
 def _convert(value: str, col: Col, where: str) -> Any:
@@ -295,6 +317,8 @@ def _convert(value: str, col: Col, where: str) -> Any:
             raise AssertionError(col.kind)
     except ValueError:
         raise DataError(f"{where}: {text!r} is not a valid {col.kind}") from None
+    if col.kind in ("int", "float") and abs(out) > _MAX_NUMBER:
+        raise DataError(f"{where}: {text!r} is beyond {_MAX_NUMBER:g}; no figure in these tables is that large")
     if col.choices and out not in col.choices:
         raise DataError(f"{where}: {text!r} is not one of {', '.join(col.choices)}")
     if col.positive and out <= 0:
@@ -306,42 +330,89 @@ def _convert(value: str, col: Col, where: str) -> Any:
     return out
 
 
+def _read_rows(file: Path, label: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the (line number, cells) of each row, or a DataError naming the file and what is wrong."""
+    if not file.exists():
+        raise DataError(f"{label}: no such file")
+    if not file.is_file():
+        raise DataError(f"{label}: is a folder, not a CSV file")
+    if file.stat().st_size > _MAX_BYTES:
+        raise DataError(f"{label}: {file.stat().st_size:,} bytes is more than a data table of {_MAX_BYTES:,} bytes")
+    try:
+        text = file.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{label}: not UTF-8 text (byte {err.start} cannot be decoded); save it as UTF-8") from None
+    except OSError as err:
+        raise DataError(f"{label}: cannot be read ({err.strerror or err})") from None
+    reader = csv.reader(io.StringIO(text), strict=True)
+    rows: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                rows.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as err:
+        raise DataError(f"{label}, line {reader.line_num}: not readable as CSV ({err}; a quote left open?)") from None
+    if not rows:
+        raise DataError(f"{label}: the file is empty; it needs a header row with the schema's columns")
+    return [c.strip() for c in rows[0][1]], rows[1:]
+
+
 def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.DataFrame:
-    """Read and validate one data file; ``kind`` is one of gpus, models, prices, interconnects, scenarios.
+    """Read and validate one data file; ``kind`` is one of the tables in :data:`SCHEMAS`.
 
     ``path`` reads another file with the same columns (your own GPUs or prices, say) and checks it
-    the same way. Returns a fresh DataFrame; empty cells are ``None``.
+    the same way, the checks across rows included (unique names, dense ≤ sparse, prices only for
+    known GPUs). Returns a fresh DataFrame; empty cells are ``None``. Raises :class:`DataError`
+    (a ValueError) naming the file, the row and the column.
     """
-    if kind not in SCHEMAS:
-        raise ValueError(f"kind={kind!r} is not a data table; choose one of {', '.join(SCHEMAS)}")
+    kind = checks.choice(kind, "kind", SCHEMAS)
+    if path is not None and (not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip()):
+        raise ValueError(f"path must be the path of a CSV file, not {path!r}")
     schema = SCHEMAS[kind]
     file = Path(path) if path is not None else data_dir() / _FILES[kind]
     label = file.name if path is None else str(file)
-    raw = pd.read_csv(file, dtype=str, keep_default_na=False, encoding="utf-8")
-    missing = [c for c in schema if c not in raw.columns]
-    extra = [c for c in raw.columns if c not in schema]
-    if missing or extra:
+    header, body = _read_rows(file, label)
+    missing = [c for c in schema if c not in header]
+    extra = [c for c in header if c not in schema]
+    duplicated = sorted({c for c in header if header.count(c) > 1})
+    if missing or extra or duplicated:
         raise DataError(
-            f"{label}: columns differ from the schema (missing: {missing or 'none'}; unexpected: {extra or 'none'})"
+            f"{label}: columns differ from the schema (missing: {missing or 'none'}; unexpected: {extra or 'none'}"
+            + (f"; repeated: {duplicated}" if duplicated else "")
+            + ")"
         )
+    position = {c: header.index(c) for c in schema}
     rows = []
-    for i, record in enumerate(raw.to_dict("records")):
-        first = record[next(iter(schema))]
-        row = {}
+    for line, cells in body:
+        if len(cells) != len(header):
+            raise DataError(
+                f"{label}, row {line}: {len(cells)} cells where the header has {len(header)} columns "
+                "(a comma inside a value needs quotes)"
+            )
+        first = cells[position[next(iter(schema))]].strip()
+        row = {"_line": line}
         for column, col in schema.items():
-            where = f"{label}, row {i + 2} ({first}), column {column!r}"
-            row[column] = _convert(record[column], col, where)
+            where = f"{label}, row {line} ({first}), column {column!r}"
+            row[column] = _convert(cells[position[column]], col, where)
         rows.append(row)
+    lines = [row.pop("_line") for row in rows]
     frame = pd.DataFrame(rows, columns=list(schema), dtype=object)
     for column, col in schema.items():
         if col.kind in _DTYPES:
             frame[column] = frame[column].astype(_DTYPES[col.kind])
+    _check_rows(kind, frame, label, lines)
     return frame
 
 
 # pandas dtypes per column kind: whole numbers stay whole (nullable Int64), empty floats are NaN;
 # text and dates stay Python objects with None for empty cells.
 _DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
+
+# The column that names each row, for tables whose rows are looked up by name.
+_NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name",
+                "platforms": "platform", "measurements": "id"}  # fmt: skip
 
 
 def _plain(value: Any) -> Any:
@@ -351,20 +422,38 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
+def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) -> None:
+    """Rules across rows and columns: unique names, dense ≤ sparse, prices for known GPUs only.
+
+    ``lines`` holds each row's line number in the file, for the messages."""
+    column = _NAME_COLUMN.get(kind)
+    if column:
+        seen: dict[str, int] = {}
+        for line, name in zip(lines, frame[column]):
+            key = normalize_name(name) if kind in ("gpus", "models") else name
+            if key in seen:
+                raise DataError(
+                    f"{label}, row {line}, column {column!r}: {name!r} repeats row {seen[key]} "
+                    "(names must be unique, ignoring case, spaces and hyphens)"
+                )
+            seen[key] = line
+    if kind in ("gpus", "models"):
+        _keys(list(frame["name"]), list(frame["aliases"]), label)  # an alias claimed twice fails here
+    if kind == "gpus":
+        _check_gpus(frame, label, lines)
+    if kind == "prices":
+        known = set(_table("gpus")["name"])
+        for line, name in zip(lines, frame["gpu"]):
+            if name not in known:
+                raise DataError(f"{label}, row {line}, column 'gpu': {name!r} is not in gpus.csv")
+
+
 @functools.cache
 def _table(kind: str) -> pd.DataFrame:
-    frame = load_table(kind)
-    if kind == "gpus":
-        _check_gpus(frame)
-    elif kind == "prices":
-        known = set(_table("gpus")["name"])
-        for i, name in enumerate(frame["gpu"]):
-            if name not in known:
-                raise DataError(f"prices.csv, row {i + 2}, column 'gpu': {name!r} is not in gpus.csv")
-    return frame
+    return load_table(kind)
 
 
-def _check_gpus(frame: pd.DataFrame) -> None:
+def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
     """Cross-column rules: a dense figure never exceeds its printed sparse twin."""
     for dense, sparse in (
         ("fp16_tflops", "fp16_sparse_tflops"),
@@ -372,10 +461,10 @@ def _check_gpus(frame: pd.DataFrame) -> None:
         ("fp8_tflops", "fp8_sparse_tflops"),
         ("int8_tops", "int8_sparse_tops"),
     ):
-        for i, (a, b, name) in enumerate(zip(frame[dense], frame[sparse], frame["name"])):
+        for line, a, b, name in zip(lines, frame[dense], frame[sparse], frame["name"]):
             if a > b:  # False whenever either is NaN
                 raise DataError(
-                    f"gpus.csv, row {i + 2} ({name}), column {dense!r}: dense {a} exceeds its sparse twin {sparse}={b}"
+                    f"{label}, row {line} ({name}), column {dense!r}: dense {a} exceeds its sparse twin {sparse}={b}"
                 )
 
 
@@ -397,6 +486,11 @@ def interconnects() -> pd.DataFrame:
 def platforms() -> pd.DataFrame:
     """Platform classes (desktop, workstation, server) from the source material's builds."""
     return _table("platforms").copy()
+
+
+def engines() -> pd.DataFrame:
+    """Inference and training engines with their runtime constants and fitted speed factors."""
+    return _table("engines").copy()
 
 
 def scenarios() -> pd.DataFrame:
@@ -535,14 +629,82 @@ def _gpu_record(name: str) -> GPU:
     return GPU(name=name, **row)
 
 
-def gpu(name: str) -> GPU:
+def gpu(name: str | GPU) -> GPU:
     """Look a GPU up by name or alias, e.g. ``"4090"``, ``"rtx4090"``, ``"GeForce RTX 4090"``.
 
-    Raises LookupError (naming the closest matches) for an unknown or ambiguous name.
+    A :class:`GPU` record is returned as it is. Raises LookupError (naming the closest matches)
+    for an unknown or ambiguous name.
     """
-    if isinstance(name, GPU):
-        return name
-    return _gpu_record(resolve(name, _gpu_keys(), "GPU"))
+    return lookup_gpu(name, "name")
+
+
+def lookup_gpu(value: str | GPU, argument: str = "card") -> GPU:
+    """:func:`gpu` for a function's argument: the LookupError names ``argument``."""
+    if isinstance(value, GPU):
+        return value
+    return _gpu_record(resolve(value, _gpu_keys(), "GPU", argument))
+
+
+@dataclasses.dataclass(frozen=True)
+class Engine:
+    """One engine of data/engines.csv; the attributes are its columns (units in data/README.md).
+
+    Missing values are ``None``; the fitted factors are fractions, overheads in µs, memory in MiB.
+    """
+
+    engine: str
+    cuda_context_mib: float
+    graphs_mib: float | None
+    preallocate_fraction: float | None
+    prefill_chunk_tokens: int | None
+    ubatch_tokens: int | None
+    workspace_rule: str
+    embeddings_in_host: bool
+    f16_matmul: str
+    gguf_matmul: str
+    decode_bw_efficiency: float
+    decode_overhead_us: float
+    decode_mfu: float
+    prefill_mfu: float
+    training_mfu: float | None
+    allreduce_efficiency: float
+    allreduce_latency_us: float
+    source: str
+    checked: _dt.date
+    notes: str | None
+
+    @property
+    def name(self) -> str:
+        """The engine's name (the ``engine`` column)."""
+        return self.engine
+
+
+@functools.cache
+def _engine_records() -> dict[str, Engine]:
+    rows = _table("engines").astype(object).to_dict("records")
+    return {str(r["engine"]): Engine(**{k: _plain(v) for k, v in r.items()}) for r in rows}
+
+
+def engine(name: str | Engine) -> Engine:
+    """Look an engine up by name: transformers, vllm or llama.cpp (see :func:`engines`)."""
+    return lookup_engine(name, "name")
+
+
+def lookup_engine(value: str | Engine, argument: str = "engine") -> Engine:
+    """:func:`engine` for a function's argument: the ValueError names ``argument``."""
+    if isinstance(value, Engine):
+        return value
+    records = _engine_records()
+    return records[checks.choice(value, argument, list(records))]
+
+
+@functools.cache
+def platform(name: str) -> dict[str, Any]:
+    """One platform class (desktop, workstation, server) of data/platforms.csv, as a dict."""
+    table = _table("platforms")
+    name = checks.choice(name, "platform", list(table["platform"]))
+    row = table[table["platform"] == name].iloc[0]
+    return {k: _plain(v) for k, v in row.items()}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -564,14 +726,20 @@ def _model_record(name: str) -> Model:
     )
 
 
-def model(name: str) -> Model:
+def model(name: str | Model) -> Model:
     """Look a model up by name, alias or Hugging Face repo id, e.g. ``"llama-3.1-8b"``.
 
-    Raises LookupError (naming the closest matches) for an unknown or ambiguous name.
+    A :class:`Model` is returned as it is. Raises LookupError (naming the closest matches) for an
+    unknown or ambiguous name.
     """
-    if isinstance(name, Model):
-        return name
-    return _model_record(resolve(name, _model_keys(), "model"))
+    return lookup_model(name, "name")
+
+
+def lookup_model(value: str | Model, argument: str = "model") -> Model:
+    """:func:`model` for a function's argument: the LookupError names ``argument``."""
+    if isinstance(value, Model):
+        return value
+    return _model_record(resolve(value, _model_keys(), "model", argument))
 
 
 MODEL_COLUMNS = [

@@ -11,7 +11,7 @@ __all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "rankin
 SEGMENT_COLORS = {"consumer": "tab:green", "workstation": "tab:orange", "datacenter": "tab:blue"}
 
 
-def memory_vs_bandwidth(table: pd.DataFrame | None = None, label: bool = True) -> Figure:
+def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True) -> Figure:
     """Scatter of memory size (GiB) against memory bandwidth (GB/s), one point per GPU, by segment.
 
     Both axes are logarithmic. ``table`` defaults to :func:`hwguide.gpus`; pass a filtered copy
@@ -51,7 +51,7 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, label: bool = True) -
     return fig
 
 
-def roofline(cards: list[str], precision: str = "fp16", intensities: dict[str, float] | None = None) -> Figure:
+def roofline(cards: list[str], *, precision: str = "fp16", intensities: dict[str, float] | None = None) -> Figure:
     """Roofline of each card (attainable TFLOPS against FLOPs per byte, log-log) with workload marks.
 
     ``intensities`` maps a label to an arithmetic intensity (FLOPs/byte), drawn as vertical lines;
@@ -81,7 +81,7 @@ def roofline(cards: list[str], precision: str = "fp16", intensities: dict[str, f
     return fig
 
 
-def memory_breakdown(results: dict[str, object], title: str = "GPU memory per GPU, part by part") -> Figure:
+def memory_breakdown(results: dict[str, object], *, title: str = "GPU memory per GPU, part by part") -> Figure:
     """Stacked bars of :class:`hwguide.Memory` results, one bar per label, in GiB per GPU."""
     fig = Figure(figsize=(8.5, 4.8))
     ax = fig.subplots()
@@ -105,7 +105,7 @@ def memory_breakdown(results: dict[str, object], title: str = "GPU memory per GP
     return fig
 
 
-def ranking(table: pd.DataFrame, column: str = "score", top: int = 25, title: str = "") -> Figure:
+def ranking(table: pd.DataFrame, *, column: str = "score", top: int = 25, title: str = "") -> Figure:
     """Horizontal bars of ``column`` for the first ``top`` rows of a ranking (rows without a value skipped)."""
     data = table.dropna(subset=[column]).head(top).iloc[::-1]
     fig = Figure(figsize=(8.5, max(3.0, 0.24 * len(data) + 1)))
@@ -128,6 +128,7 @@ def _segment(name: str) -> str:
 def decode_vs_batch(
     model: str,
     cards: list[str],
+    *,
     weights: str = "fp16",
     context: int = 2048,
     batches: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128),
@@ -139,8 +140,9 @@ def decode_vs_batch(
     fig = Figure(figsize=(8.5, 4.8))
     ax = fig.subplots()
     for name in cards:
-        ax.plot(batches, [decode_tokens_per_s(model, name, weights, b, context, engine=engine) for b in batches],
-                marker="o", label=name)  # fmt: skip
+        speeds = [decode_tokens_per_s(model, name, weights=weights, batch=b, context=context, engine=engine)
+                  for b in batches]  # fmt: skip
+        ax.plot(batches, speeds, marker="o", label=name)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("Concurrent sequences (batch, log scale)")

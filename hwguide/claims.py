@@ -19,7 +19,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def source_claims(currency: str = "CNY") -> pd.DataFrame:
+def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
     """One row per conclusion of the source material: claim, verdict and evidence."""
     infer = rank_gpus("inference").set_index("gpu")["score"]
     train = rank_gpus("training").set_index("gpu")["score"]
@@ -93,7 +93,7 @@ def source_claims(currency: str = "CNY") -> pd.DataFrame:
         f"Same {l20.memory_gib:g} GiB and {l20.bandwidth_gbs:g} GB/s (inference equal), but "
         f"{l20.fp16_tflops:g} vs {l40.fp16_tflops:g} dense FP16 TFLOPS for training and prefill.",
     )
-    value = value_ranking("training", currency, condition="any").set_index("gpu")
+    value = value_ranking("training", currency=currency, condition="any").set_index("gpu")
     order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080"]
     priced = [n for n in order if pd.notna(value.loc[n, "score_per_1000"])]
     ours = sorted(priced, key=lambda n: -value.loc[n, "score_per_1000"])

@@ -32,7 +32,7 @@ def _hg() -> Any:
 
 def _fastest(cards: list[str], model: str, weights: str) -> str:
     hg = _hg()
-    return max(cards, key=lambda c: hg.decode_tokens_per_s(model, c, weights))
+    return max(cards, key=lambda c: hg.decode_tokens_per_s(model, c, weights=weights))
 
 
 EXERCISES: dict[str, Exercise] = {
@@ -71,18 +71,19 @@ EXERCISES: dict[str, Exercise] = {
                      lambda: 16 * _hg().param_count(_hg().model("Llama-2-7B")) / 8 / 2**30,
                      "16 bytes per parameter (ZeRO paper), divided by the 8 GPUs."),
     "03.4": Exercise("How many trainable parameters does LoRA rank 8 on q_proj and v_proj add to Llama-2-7B?",
-                     lambda: _hg().lora_params("Llama-2-7B", 8, ["q_proj", "v_proj"]),
+                     lambda: _hg().lora_params("Llama-2-7B", rank=8, targets=["q_proj", "v_proj"]),
                      "rank × (in + out) per adapted matrix, 2 matrices × 32 layers.", 0.0),
     "04.1": Exercise("Estimate the decode speed (tokens/s) of Llama-2-7B in Q4_0 on an RTX 3090 with llama.cpp.",
-                     lambda: _hg().decode_tokens_per_s("Llama-2-7B", "RTX 3090", "Q4_0", context=128),
+                     lambda: _hg().decode_tokens_per_s("Llama-2-7B", "RTX 3090", weights="Q4_0", context=128),
                      "hg.decode_tokens_per_s(model, card, weights, context=128)", 0.05),
     "04.2": Exercise("How many GPU-hours does training a 1B-parameter model on 20B tokens take on A100 SXM4 80GB "
                      "at 40% MFU?",
-                     lambda: _hg().training_time(1e9, 20e9, "A100 SXM4 80GB", mfu=0.4).gpu_hours,
+                     lambda: _hg().training_time(1e9, "A100 SXM4 80GB", tokens=20e9, mfu=0.4).gpu_hours,
                      "6 × N × D FLOPs divided by (312e12 × 0.4) FLOP/s, in hours."),
     "04.3": Exercise("After how many days does buying a 15,000 CNY card beat renting it at 2 CNY/hour, "
                      "used 50% of the time, drawing 450 W at 0.6 CNY/kWh?",
-                     lambda: _hg().break_even_days(15000, 2.0, 0.5, 450, 0.6),
+                     lambda: _hg().break_even_days(15000, cloud_hourly=2.0, utilization=0.5, power_w=450,
+                                                   electricity_price=0.6),
                      "price / (24 × utilisation × (hourly price − kW × electricity price))."),
     "05.1": Exercise("Which GPU does the planner pick as the cheapest build to serve Llama-3.1-8B in Q4_K_M to "
                      "4 users at 20 tokens/s each within 30,000 CNY?",
@@ -91,8 +92,8 @@ EXERCISES: dict[str, Exercise] = {
                      "hg.recommend(...).builds.iloc[0]"),
     "05.2": Exercise("How many GiB per GPU does the source's large-team need (a 70B model in fp16 for 200 users "
                      "at 4,096 tokens) take on 4 GPUs, for inference?",
-                     lambda: _hg().inference_memory("Llama-2-70B", "fp16", batch=200, context=4096, engine="vllm",
-                                                    gpus=4).per_gpu_gib,
+                     lambda: _hg().inference_memory("Llama-2-70B", weights="fp16", batch=200, context=4096,
+                                                    engine="vllm", gpus=4).per_gpu_gib,
                      "hg.inference_memory(..., batch=200, context=4096, engine='vllm', gpus=4).per_gpu_gib"),
     "06.1": Exercise("What is the Chinese title of guide table 2?",
                      lambda: _hg().guide_tables("zh")[1].attrs["title"],
@@ -121,18 +122,18 @@ def _get(exercise_id: str) -> Exercise:
 
 
 def _same_name(given: str, expected: str) -> bool:
-    from .catalog import _gpu_keys, _model_keys, normalize_name, resolve
+    from .catalog import lookup_gpu, lookup_model, normalize_name
 
-    for keys, what in ((_gpu_keys(), "GPU"), (_model_keys(), "model")):
+    for lookup in (lookup_gpu, lookup_model):
         try:
-            if resolve(given, keys, what) == resolve(expected, keys, what):
+            if lookup(given).name == lookup(expected).name:
                 return True
         except LookupError:
             continue
     return normalize_name(given) == normalize_name(expected)
 
 
-def check(exercise_id: str, given: Any, show: bool = True) -> bool:
+def check(exercise_id: str, given: Any, *, show: bool = True) -> bool:
     """Check an answer; prints "Right" or a hint (when ``show``) and returns True or False."""
     ex = _get(exercise_id)
     expected = ex.solve()

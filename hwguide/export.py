@@ -8,19 +8,28 @@ numbers and table headers repeated on each page; Chinese needs a CJK font (Debia
 ``apt-get install fonts-wqy-microhei``, the quickest to embed, or fonts-noto-cjk) and export refuses
 rather than write empty boxes.
 
-Safety: every cell is HTML-escaped; CSV/XLSX cells that start with ``=``, ``+``, ``-`` or ``@`` are
-prefixed with an apostrophe so spreadsheets do not run them; files are written to a temporary name
-and renamed into place, so a failed export leaves no half-written file; only the files the export
-names are replaced in the output folder.
+Safety: every cell is HTML-escaped (in the Markdown too, where ``[``, ``]`` and ``|`` are also
+escaped so a cell cannot become a link, an image or a new column); CSV/XLSX cells that start with
+``=``, ``+``, ``-`` or ``@`` are prefixed with an apostrophe so spreadsheets do not run them.
+
+All or nothing: every file is first written into a temporary folder beside the output folder and
+moved into place only when all of them were written; a failed export removes that folder and leaves
+the files of an earlier export as they were. Only the files the export names are replaced in the
+output folder. A folder that cannot be written (read-only, no permission, a path through a file)
+raises ValueError naming ``out``.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import datetime as _dt
 import html
 import io
+import math
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -28,7 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .tables import guide_tables, style_table
+from . import checks
+from .tables import TITLES, guide_tables, style_table
 
 __all__ = ["FORMATS", "export_guide", "export_tables", "neutralise"]
 
@@ -84,21 +94,6 @@ def _safe_frame(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, then rename it into place."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a handout should read like any other file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _png(fig: object) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110, metadata={"Software": None})  # type: ignore[attr-defined]
@@ -114,12 +109,14 @@ def _charts(tables: Sequence[pd.DataFrame], lang: str, currency: str) -> list[tu
     perf = tables[0].iloc[:, :2].set_axis(["gpu", "score"], axis=1)
     value = tables[1].iloc[:, [0, -1]].set_axis(["gpu", "score"], axis=1)
     value = value.dropna().sort_values("score", ascending=False)
-    vram = {size: inference_memory(name, "fp16", context=4096) for size, name in list(SIZES.items())[:5]}
+    vram = {size: inference_memory(name, weights="fp16", context=4096) for size, name in list(SIZES.items())[:5]}
     return [
-        (text["chart_rank"], _png(charts.ranking(perf, "score", 20, "Inference score (A100 SXM4 80GB = 100)"))),
+        (text["chart_rank"],
+         _png(charts.ranking(perf, column="score", top=20, title="Inference score (A100 SXM4 80GB = 100)"))),
         (text["chart_value"].format(currency=currency),
-         _png(charts.ranking(value, "score", 15, f"Training score per 1,000 {currency}"))),
-        (text["chart_vram"], _png(charts.memory_breakdown(vram, "Inference memory, fp16, 4,096-token context"))),
+         _png(charts.ranking(value, column="score", top=15, title=f"Training score per 1,000 {currency}"))),
+        (text["chart_vram"],
+         _png(charts.memory_breakdown(vram, title="Inference memory, fp16, 4,096-token context"))),
     ]  # fmt: skip
 
 
@@ -132,8 +129,8 @@ def _html_page(tables: Sequence[pd.DataFrame], lang: str, currency: str, with_ch
         f"<h1>{html.escape(text['title'])}</h1>",
         f'<p class="meta">{html.escape(text["meta"].format(currency=currency))}</p>',
     ]
-    for table in tables:
-        parts.append(f"<h2>{html.escape(table.attrs['title'])}</h2>")
+    for i, table in enumerate(tables, 1):
+        parts.append(f"<h2>{html.escape(_title(table, i))}</h2>")
         parts.append(style_table(table, title=False).to_html())
     if with_charts:
         parts.append(f"<h2>{html.escape(text['charts'])}</h2>")
@@ -152,84 +149,231 @@ def _has_cjk_font() -> bool:
     return bool(listed.stdout.strip())
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|])")
+
+
+def _md_text(value: object) -> str:
+    """Text safe inside Markdown: HTML-escaped (no tags, no entities of the author's), Markdown's
+    link, emphasis and table characters backslash-escaped, on one line."""
+    text = " ".join(str(value).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(text, quote=False))
+
+
+def _md_cell(value: object) -> str:
+    """One Markdown table cell: empty for NaN/None, numbers as in the tables, text made safe."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return ""
+    if isinstance(value, float) and math.isnan(value):
+        return ""
+    if hasattr(value, "item") and not isinstance(value, str):  # numpy scalars
+        value = value.item()
+        if isinstance(value, float) and math.isnan(value):
+            return ""
+    if isinstance(value, float):
+        return f"{value:.1f}" if math.isfinite(value) else _md_text(value)
+    if isinstance(value, (bool, int)):
+        return str(value)
+    return _md_text(value)
+
+
 def _markdown(tables: Sequence[pd.DataFrame]) -> str:
     chunks = []
-    for table in tables:
-        safe = table.copy()
-        for column in safe.columns:
-            if not pd.api.types.is_numeric_dtype(safe[column]):
-                safe[column] = safe[column].map(lambda v: str(v).replace("|", "\\|") if isinstance(v, str) else v)
-        chunks.append(f"## {table.attrs['title']}\n\n{table.attrs.get('caption', '')}\n\n"
-                      f"{safe.to_markdown(index=False, floatfmt='.1f')}\n")  # fmt: skip
+    for i, table in enumerate(tables, 1):
+        numeric = [pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c])
+                   for c in table.columns]  # fmt: skip
+        lines = [
+            "| " + " | ".join(_md_text(c) for c in table.columns) + " |",
+            "|" + "|".join("---:" if n else ":---" for n in numeric) + "|",
+        ]
+        lines += ["| " + " | ".join(_md_cell(v) for v in row) + " |" for row in table.itertuples(index=False)]
+        caption = _md_text(table.attrs.get("caption", ""))
+        chunks.append(f"## {_md_text(_title(table, i))}\n\n{caption}\n\n" + "\n".join(lines) + "\n")
     return "\n".join(chunks)
+
+
+def _title(table: pd.DataFrame, number: int) -> str:
+    return str(table.attrs.get("title") or f"Table {number}")
+
+
+def _cannot_write(folder: Path, err: OSError) -> ValueError:
+    return ValueError(f"out={str(folder)!r}: cannot write there ({err.strerror or err})")
+
+
+def _existing_ancestor(path: Path) -> Path:
+    for candidate in (path, *path.parents):
+        if os.path.lexists(candidate):
+            return candidate
+    return Path(".")
+
+
+def _staging_folder(folder: Path) -> Path:
+    """A fresh temporary folder on the output folder's file system, beside it where possible.
+
+    It is made in the output folder's parent (the nearest one that exists, so a failed export creates
+    nothing); when the output folder exists but its parent cannot be written or is another file
+    system (``out`` is the home folder, /tmp or a mount point), inside the output folder.
+    """
+    absolute = Path(os.path.abspath(folder))
+    if absolute.is_dir():
+        parent = absolute.parent
+        try:
+            if parent != absolute and os.stat(parent).st_dev == os.stat(absolute).st_dev:
+                return Path(tempfile.mkdtemp(dir=parent, prefix=".hwguide-export-"))
+        except OSError:
+            pass
+        return Path(tempfile.mkdtemp(dir=absolute, prefix=".hwguide-export-"))
+    return Path(tempfile.mkdtemp(dir=_existing_ancestor(absolute.parent), prefix=".hwguide-export-"))
+
+
+def _commit(staged: Path, folder: Path, names: Sequence[str]) -> None:
+    """Move the files ``names`` from ``staged`` into ``folder``: all of them, or none (the previous
+    files are put back when one move fails)."""
+    for name in names:  # a folder of that name would be moved aside and deleted with the temporary folder
+        if (folder / name).is_dir() and not (folder / name).is_symlink():
+            raise ValueError(f"out={str(folder)!r}: {name} there is a folder; move it or choose another folder")
+    created = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    previous = staged / ".previous"
+    previous.mkdir()
+    kept: list[str] = []
+    placed: list[str] = []
+    try:
+        for name in names:
+            if os.path.lexists(folder / name):
+                os.replace(folder / name, previous / name)
+                kept.append(name)
+        for name in names:
+            os.replace(staged / name, folder / name)
+            placed.append(name)
+    except OSError:
+        for name in placed:
+            (folder / name).unlink(missing_ok=True)
+        for name in kept:
+            os.replace(previous / name, folder / name)
+        if created:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+
+
+def _check_tables(tables: object, charts: bool) -> list[pd.DataFrame]:
+    if isinstance(tables, pd.DataFrame):
+        tables = [tables]
+    if isinstance(tables, (str, bytes)) or not isinstance(tables, Iterable):
+        raise ValueError(f"tables must be a list of DataFrames (hg.guide_tables()), not {type(tables).__name__}")
+    tables = list(tables)
+    if not tables or not all(isinstance(t, pd.DataFrame) for t in tables):
+        raise ValueError("tables must be a non-empty list of DataFrames (hg.guide_tables())")
+    if charts and len(tables) < len(TITLES["en"]):
+        raise ValueError(f"charts=True needs the guide's {len(TITLES['en'])} tables (hg.guide_tables()); "
+                         "pass charts=False for other tables")  # fmt: skip
+    return tables
+
+
+def _check_output(out: object, formats: object, lang: object, currency: object, charts: object) -> tuple:
+    """The checked arguments shared by :func:`export_tables` and :func:`export_guide`."""
+    formats = checks.names(formats, "formats", allowed=FORMATS)
+    folder = checks.output_folder(out, "out")
+    lang = checks.choice(lang, "lang", _TEXT)
+    currency = checks.currency(currency)
+    charts = checks.flag(charts, "charts")
+    if "pdf" in formats and lang == "zh" and not _has_cjk_font():
+        raise RuntimeError(
+            "a Chinese PDF needs a CJK font, and none is installed: on Debian/Ubuntu run "
+            "`apt-get install fonts-wqy-microhei` (or fonts-noto-cjk), then export again"
+        )
+    return folder, formats, lang, currency, charts
+
+
+def _file_names(fmt: str, lang: str, count: int) -> list[str]:
+    suffix = "" if lang == "en" else f"-{lang}"
+    if fmt == "csv":
+        return [f"{STEM}{suffix}-table{i}.csv" for i in range(1, count + 1)]
+    return [f"{STEM}{suffix}.{fmt}"]
+
+
+def _write(path: Path, data: bytes) -> None:
+    with open(path, "wb") as handle:
+        handle.write(data)
 
 
 def export_tables(
     tables: Sequence[pd.DataFrame],
     out: str | os.PathLike[str] = "guide",
-    formats: Iterable[str] = FORMATS,
+    *,
+    formats: str | Iterable[str] = FORMATS,
     lang: str = "en",
     currency: str = "CNY",
     charts: bool = True,
 ) -> list[Path]:
     """Write ``tables`` (shaped like :func:`hwguide.guide_tables`) in ``formats`` under ``out``.
 
-    Returns the paths written. Raises RuntimeError before writing anything when a Chinese PDF is
-    asked for and no CJK font is installed.
+    ``formats`` is one name ("md"), names separated by commas ("html,pdf") or a list of them.
+    Returns the paths written. Writes every file or none: a failure leaves the folder as it was.
+    Raises ValueError for bad arguments or a folder that cannot be written, and RuntimeError before
+    writing anything when a Chinese PDF is asked for and no CJK font is installed.
     """
-    formats = [f.strip().lower() for f in formats]
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown or not formats:
-        raise ValueError(f"format {unknown or formats!r} is not one of: {', '.join(FORMATS)}")
-    if lang not in _TEXT:
-        raise ValueError(f"lang={lang!r} is not one of: en, zh")
-    if "pdf" in formats and lang == "zh" and not _has_cjk_font():
-        raise RuntimeError(
-            "a Chinese PDF needs a CJK font, and none is installed: on Debian/Ubuntu run "
-            "`apt-get install fonts-wqy-microhei` (or fonts-noto-cjk), then export again"
-        )
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    suffix = "" if lang == "en" else f"-{lang}"
-    written: list[Path] = []
-    page = _html_page(tables, lang, currency, charts) if {"html", "pdf"} & set(formats) else ""
-    for fmt in formats:
-        path = folder / f"{STEM}{suffix}.{fmt}"
-        if fmt == "html":
-            _write_atomic(path, page.encode("utf-8"))
-        elif fmt == "pdf":
-            from weasyprint import HTML
+    folder, formats, lang, currency, charts = _check_output(out, formats, lang, currency, charts)
+    tables = _check_tables(tables, charts)
+    try:
+        staged = _staging_folder(folder)
+    except OSError as err:
+        raise _cannot_write(folder, err) from None
+    names: list[str] = []
+    try:
+        page = _html_page(tables, lang, currency, charts) if {"html", "pdf"} & set(formats) else ""
+        for fmt in formats:
+            files = _file_names(fmt, lang, len(tables))
+            if fmt == "html":
+                contents = [page.encode("utf-8")]
+            elif fmt == "pdf":
+                from weasyprint import HTML
 
-            _write_atomic(path, HTML(string=page).write_pdf())
-        elif fmt == "md":
-            _write_atomic(path, _markdown(tables).encode("utf-8"))
-        elif fmt == "csv":
-            for i, table in enumerate(tables, 1):
-                path = folder / f"{STEM}{suffix}-table{i}.csv"
-                _write_atomic(path, _safe_frame(table).to_csv(index=False).encode("utf-8-sig"))
-                written.append(path)
-            continue
-        elif fmt == "xlsx":
-            buffer = io.BytesIO()
-            with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
-                for i, table in enumerate(tables, 1):
-                    _safe_frame(table).to_excel(writer, sheet_name=f"table {i}", index=False)
-            _write_atomic(path, buffer.getvalue())
-        written.append(path)
-    return written
+                contents = [HTML(string=page).write_pdf()]
+            elif fmt == "md":
+                contents = [_markdown(tables).encode("utf-8")]
+            elif fmt == "csv":
+                contents = [_safe_frame(t).to_csv(index=False).encode("utf-8-sig") for t in tables]
+            else:  # xlsx
+                buffer = io.BytesIO()
+                with pd.ExcelWriter(buffer, engine="openpyxl") as writer:
+                    for i, table in enumerate(tables, 1):
+                        _safe_frame(table).to_excel(writer, sheet_name=f"table {i}", index=False)
+                contents = [buffer.getvalue()]
+            for name, data in zip(files, contents):
+                try:
+                    _write(staged / name, data)
+                except OSError as err:
+                    raise _cannot_write(folder, err) from None
+                names.append(name)
+        try:
+            _commit(staged, folder, names)
+        except OSError as err:
+            raise _cannot_write(folder, err) from None
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+    return [folder / name for name in names]
 
 
 def export_guide(
     out: str | os.PathLike[str] = "guide",
+    *,
     lang: str = "en",
-    formats: Iterable[str] = FORMATS,
+    formats: str | Iterable[str] = FORMATS,
     currency: str = "CNY",
-    as_of: str | None = None,
+    as_of: str | _dt.date | None = None,
     charts: bool = True,
 ) -> list[Path]:
     """Compute the six guide tables and write them as handouts; returns the paths written.
 
-    ``as_of`` (YYYY-MM-DD) prices the value table as of that date.
+    ``as_of`` (``YYYY-MM-DD`` or a :class:`datetime.date`) prices the value table as of that day.
+    The arguments are checked before anything is computed; see :func:`export_tables` for the rest.
     """
-    tables = guide_tables(lang, currency, as_of=as_of)
-    return export_tables(tables, out, formats, lang, currency, charts)
+    folder = _check_output(out, formats, lang, currency, charts)[0]
+    day = None if as_of is None else checks.date(as_of, "as_of")
+    try:  # a folder that cannot be written fails now, not after the tables are computed
+        shutil.rmtree(_staging_folder(folder), ignore_errors=True)
+    except OSError as err:
+        raise _cannot_write(folder, err) from None
+    tables = guide_tables(lang, currency=currency, as_of=day)
+    return export_tables(tables, out, formats=formats, lang=lang, currency=currency, charts=charts)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import functools
 import math
 
-from .architecture import Model, Tensor, tensors
+from . import checks
+from .architecture import Model, Tensor, _model_of, tensors
 
-__all__ = ["GGUF_METADATA_BYTES_PER_VOCAB", "gguf_file_bytes", "gguf_tensor_bytes", "gguf_tensor_types"]
+__all__ = ["GGUF_METADATA_BYTES_PER_VOCAB", "RULES", "gguf_file_bytes", "gguf_tensor_bytes", "gguf_tensor_types"]
 
 # Default type of each file type (llama_ftype_get_default_type / the 2023 switch).
 DEFAULT_TYPE = {
@@ -25,6 +26,8 @@ DEFAULT_TYPE = {
     "Q3_K_L": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_S": "Q3_K", "Q2_K": "Q2_K",
 }  # fmt: skip
 K_TYPES = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
+# Which llama.cpp's rules to apply: today's, or those of Oct 2023 (TheBloke's Llama-2 files).
+RULES = ("current", "2023")
 # Fallback when a row is not a multiple of the block size (2023: Q3_K -> Q4_1; now Q3_K -> Q4_0).
 FALLBACK = {
     "2023": {"Q2_K": "Q4_0", "Q3_K": "Q4_1", "Q4_K": "Q5_0", "Q5_K": "Q5_1", "Q6_K": "Q8_0"},
@@ -60,7 +63,7 @@ def _category(kind: str) -> str:
     }.get(kind, "other")  # fmt: skip
 
 
-def _rule(cat: str, ftype: str, t: str, i: int, n: int, m: Model, rules: str) -> str:
+def _rule(cat: str, weights: str, t: str, i: int, n: int, m: Model, rules: str) -> str:
     """llama_tensor_get_type for one tensor: ``t`` is the default type, ``i``/``n`` the layer counter."""
     is_70b = m.model_type == "llama" and m.layers == 80 and m.heads != m.kv_heads
     gqa = m.heads // m.kv_heads if m.kv_heads else 1
@@ -68,15 +71,15 @@ def _rule(cat: str, ftype: str, t: str, i: int, n: int, m: Model, rules: str) ->
     if cat == "output":
         return t if t in ("F16", "BF16") and rules == "current" else ("Q8_0" if t == "Q8_0" else "Q6_K")
     if cat == "attn_v":
-        if ftype == "Q2_K":
+        if weights == "Q2_K":
             t = "Q4_K" if rules == "current" and gqa >= 4 else "Q3_K"
-        elif ftype == "Q3_K_M":
+        elif weights == "Q3_K_M":
             t = "Q5_K" if i < 2 else "Q4_K"
-        elif ftype == "Q3_K_L":
+        elif weights == "Q3_K_L":
             t = "Q5_K"
-        elif ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
+        elif weights in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
             t = "Q6_K"
-        elif ftype == "Q4_K_S" and i < 4:
+        elif weights == "Q4_K_S" and i < 4:
             t = "Q5_K"
         if is_70b and t in ("Q3_K", "Q4_K"):
             t = "Q5_K"  # "In the 70B model we have 8 heads sharing the same attn_v weights"
@@ -84,31 +87,45 @@ def _rule(cat: str, ftype: str, t: str, i: int, n: int, m: Model, rules: str) ->
     if cat == "attn_k":
         return "Q8_0" if eight_experts and t not in ("F16", "BF16") else t
     if cat == "ffn_down":
-        if ftype == "Q2_K":
+        if weights == "Q2_K":
             return "Q3_K"
-        if ftype == "Q3_K_M":
+        if weights == "Q3_K_M":
             return "Q5_K" if i < (2 if rules == "2023" else n // 16) else "Q4_K"
-        if ftype == "Q3_K_L":
+        if weights == "Q3_K_L":
             return "Q5_K"
-        if ftype in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
+        if weights in ("Q4_K_M", "Q5_K_M") and _use_more_bits(i, n):
             return "Q6_K"
-        if ftype == "Q4_K_S" and i < (4 if rules == "2023" else n // 8):
+        if weights == "Q4_K_S" and i < (4 if rules == "2023" else n // 8):
             return "Q5_K"
         return t
     if cat == "attn_output":
-        if eight_experts and ftype in ("Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M"):
+        if eight_experts and weights in ("Q2_K", "Q3_K_S", "Q3_K_M", "Q3_K_L", "Q4_K_S", "Q4_K_M"):
             return "Q5_K"
-        return {"Q2_K": "Q3_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q5_K"}.get(ftype, t)
-    if cat in ("ffn_gate", "ffn_up") and ftype == "Q2_K" and rules == "2023":
+        return {"Q2_K": "Q3_K", "Q3_K_M": "Q4_K", "Q3_K_L": "Q5_K"}.get(weights, t)
+    if cat in ("ffn_gate", "ffn_up") and weights == "Q2_K" and rules == "2023":
         return "Q3_K"  # removed later: "else Q2_K is almost the same as Q3_K_S"
     return t
 
 
-def gguf_tensor_types(model: Model, ftype: str, rules: str = "current") -> list[tuple[Tensor, str]]:
-    """(tensor, GGML type) for every tensor of ``model`` quantised as file type ``ftype``."""
-    if rules not in FALLBACK:
-        raise ValueError(f"rules={rules!r} is not one of: current, 2023")
-    default = DEFAULT_TYPE[ftype]
+def _arguments(model: Model | str, weights: str, rules: str) -> tuple[Model, str, str]:
+    """The checked arguments: a Model, a GGUF file type (e.g. ``"Q4_K_M"``) and a rules version."""
+    m = _model_of(model)
+    return m, checks.choice(weights, "weights", DEFAULT_TYPE), checks.choice(rules, "rules", RULES)
+
+
+def gguf_tensor_types(model: Model | str, weights: str, *, rules: str = "current") -> list[tuple[Tensor, str]]:
+    """(tensor, GGML type) for every tensor of ``model`` quantised as the GGUF file type ``weights``.
+
+    ``model`` is a :class:`~hwguide.Model` or a catalog name; ``weights`` one of the file types of
+    :data:`DEFAULT_TYPE` (``"Q4_K_M"``, ``"Q8_0"``, ``"F16"`` …); ``rules`` ``"current"`` or
+    ``"2023"`` (the llama.cpp version whose rules to apply).
+    """
+    model, weights, rules = _arguments(model, weights, rules)
+    return _tensor_types(model, weights, rules)
+
+
+def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, str]]:
+    default = DEFAULT_TYPE[weights]
     quantised = default not in ("F16", "BF16")
     all_tensors = tensors(model)
     has_output = any(t.kind == "lm_head" for t in all_tensors)
@@ -129,11 +146,11 @@ def gguf_tensor_types(model: Model, ftype: str, rules: str = "current") -> list[
         if quantised or rules == "2023":
             if cat in counters:
                 i = counters[cat] if cat == "attn_v" else (t.layer or 0)
-                new = _rule(cat, ftype, default, i, totals[cat], model, rules)
+                new = _rule(cat, weights, default, i, totals[cat], model, rules)
                 if cat == "attn_v" or t.kind == "ffn_down" or t.kind == "expert_down":
                     counters[cat] += 1
             elif cat != "token_embd":
-                new = _rule(cat, ftype, default, 0, 1, model, rules)
+                new = _rule(cat, weights, default, 0, 1, model, rules)
         if cat == "output" and t.shape[1] % 256:
             new = "Q8_0"  # llama.cpp: nx % QK_K != 0 -> Q8_0
         if new in _sizes() and t.shape[1] % _sizes()[new][0]:
@@ -144,17 +161,31 @@ def gguf_tensor_types(model: Model, ftype: str, rules: str = "current") -> list[
     return out
 
 
-def gguf_tensor_bytes(model: Model, ftype: str, rules: str = "current") -> list[tuple[Tensor, float, str]]:
-    """(tensor, bytes of all its copies, GGML type) for a GGUF file of type ``ftype``."""
+def gguf_tensor_bytes(model: Model | str, weights: str, *, rules: str = "current") -> list[tuple[Tensor, float, str]]:
+    """(tensor, bytes of all its copies, GGML type) for a GGUF file of type ``weights``.
+
+    Arguments as for :func:`gguf_tensor_types`.
+    """
+    model, weights, rules = _arguments(model, weights, rules)
+    return _tensor_bytes(model, weights, rules)
+
+
+def _tensor_bytes(model: Model, weights: str, rules: str) -> list[tuple[Tensor, float, str]]:
     sizes = _sizes()
     out = []
-    for t, kind in gguf_tensor_types(model, ftype, rules):
+    for t, kind in _tensor_types(model, weights, rules):
         block, nbytes = sizes[kind]
         out.append((t, t.size * t.count / block * nbytes, kind))
     return out
 
 
-def gguf_file_bytes(model: Model, ftype: str, rules: str = "current") -> int:
-    """Size in bytes of the GGUF file: its tensors plus metadata (about 23 bytes per vocab entry)."""
-    tensor_total = sum(size for _, size, _ in gguf_tensor_bytes(model, ftype, rules))
+def gguf_file_bytes(model: Model | str, weights: str, *, rules: str = "current") -> int:
+    """Size in bytes of the GGUF file of type ``weights`` (e.g. ``"Q4_K_M"``) for ``model``.
+
+    Its tensors plus metadata (about 23 bytes per vocabulary entry). Arguments as for
+    :func:`gguf_tensor_types`: ``model`` a :class:`~hwguide.Model` or a catalog name, ``rules``
+    ``"current"`` or ``"2023"``.
+    """
+    model, weights, rules = _arguments(model, weights, rules)
+    tensor_total = sum(size for _, size, _ in _tensor_bytes(model, weights, rules))
     return int(round(tensor_total + GGUF_METADATA_BYTES_PER_VOCAB * model.vocab_size))

@@ -18,26 +18,28 @@ Formulas, in one place:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-import pandas as pd
-
+from . import checks
 from .architecture import LINEAR_KINDS, Model, Tensor, param_count, tensors
-from .catalog import load_table
-from .catalog import model as lookup_model
+from .catalog import Engine, lookup_engine, lookup_model
 from .result import GIB, Memory
 
 __all__ = [
     "KV_DTYPES",
     "OPTIMIZERS",
     "WEIGHT_FORMATS",
+    "Parallelism",
+    "Runtime",
     "activation_bytes",
     "finetune_memory",
     "inference_memory",
+    "is_gguf",
     "kv_cache_bytes",
     "lora_params",
     "training_memory",
@@ -45,33 +47,7 @@ __all__ = [
 ]
 
 MIB = 2**20
-
-# ---------------------------------------------------------------------------------------------
-# Input checks shared by every public function
-# ---------------------------------------------------------------------------------------------
-
-
-def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a positive whole number, not {value!r}")
-    if value <= 0 or not float(value).is_integer():
-        raise ValueError(f"{name} must be a positive whole number, not {value!r}")
-    return int(value)
-
-
-def _choice(value: object, name: str, choices: Iterable[str]) -> str:
-    choices = list(choices)
-    if not isinstance(value, str) or value.lower() not in [c.lower() for c in choices]:
-        import difflib
-
-        close = difflib.get_close_matches(str(value), choices, n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise ValueError(f"{name}={value!r} is not one of: {', '.join(choices)}.{hint}")
-    return next(c for c in choices if c.lower() == value.lower())
-
-
-def _model(model: Model | str) -> Model:
-    return model if isinstance(model, Model) else lookup_model(model)
+RECOMPUTE = ("none", "selective", "full")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -92,30 +68,43 @@ PLAIN_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "
 #    point per output column, + int32 g_idx per input row (AutoGPTQ's QuantLinear buffers qweight,
 #    qzeros, scales, g_idx). awq-<b>bit-g<g>: the same without g_idx (AutoAWQ WQLinear).
 LIBRARY_FORMATS = ("nf4", "nf4-dq", "bnb-int8", "gptq-4bit-g128", "awq-4bit-g128")
-_GROUPED = re.compile(r"^(gptq|awq)-(\d)bit-g(\d+)$")
+_GROUPED = re.compile(r"^(gptq|awq)-(\d+)bit-g(\d+)$")
 
 
-def _gguf_types() -> dict[str, object]:
-    from gguf.constants import GGMLQuantizationType
-
-    return {t.name: t for t in GGMLQuantizationType}
-
-
+# Weight-format names are case-insensitive: "bf16" and "BF16" both name plain bf16 (a GGUF BF16
+# file differs only by its fp32 norms), so the GGUF list starts at F16.
 GGUF_FILE_TYPES = (
-    "F16", "BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q5_1", "Q5_0", "Q4_K_M", "Q4_K_S",
+    "F16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q5_1", "Q5_0", "Q4_K_M", "Q4_K_S",
     "Q4_1", "Q4_0", "Q3_K_L", "Q3_K_M", "Q3_K_S", "Q2_K",
 )  # fmt: skip
 WEIGHT_FORMATS = tuple(PLAIN_BYTES) + LIBRARY_FORMATS + GGUF_FILE_TYPES
 
 
-def _check_format(fmt: str) -> str:
-    if isinstance(fmt, str) and fmt.lower() in (*PLAIN_BYTES, *LIBRARY_FORMATS):
-        return fmt.lower()
-    if isinstance(fmt, str) and _GROUPED.match(fmt.lower()):
-        return fmt.lower()
-    if isinstance(fmt, str) and fmt.upper() in GGUF_FILE_TYPES:
-        return fmt.upper()
-    return _choice(fmt, "weights", WEIGHT_FORMATS[:11] + ("gptq-<bits>bit-g<group>",) + GGUF_FILE_TYPES)
+def is_gguf(weights: str) -> bool:
+    """Whether ``weights`` names a GGUF file type (Q4_K_M, Q8_0, F16 …), llama.cpp's formats."""
+    if not isinstance(weights, str):
+        return False
+    text = weights.strip()
+    return text.lower() not in (*PLAIN_BYTES, *LIBRARY_FORMATS) and text.upper() in GGUF_FILE_TYPES
+
+
+def check_weights(weights: object, name: str = "weights") -> str:
+    """The canonical spelling of a weight format, or a ValueError listing the formats."""
+    if isinstance(weights, str):
+        text = weights.strip()
+        if text.lower() in (*PLAIN_BYTES, *LIBRARY_FORMATS):
+            return text.lower()
+        if is_gguf(text):
+            return text.upper()
+        match = _GROUPED.match(text.lower())
+        if match:
+            bits, group = int(match.group(2)), int(match.group(3))
+            if not 2 <= bits <= 8:
+                raise ValueError(f"{name}={weights!r}: GPTQ/AWQ store 2 to 8 bits per weight, not {bits}")
+            if not 1 <= group <= 65_536:
+                raise ValueError(f"{name}={weights!r}: the group size must be 1 to 65,536 weights, not {group}")
+            return text.lower()
+    return checks.choice(weights, name, WEIGHT_FORMATS[:11] + ("gptq-<bits>bit-g<group>",) + GGUF_FILE_TYPES)
 
 
 def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
@@ -134,14 +123,14 @@ def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
     return bits + per_group + g_idx
 
 
-def tensor_bytes(model: Model | str, fmt: str = "fp16") -> tuple[tuple[Tensor, float, str], ...]:
-    """(tensor, bytes of all its copies, storage type) for every weight tensor in format ``fmt``."""
-    return _tensor_bytes(_model(model), _check_format(fmt))
+def tensor_bytes(model: Model | str, weights: str = "fp16") -> tuple[tuple[Tensor, float, str], ...]:
+    """(tensor, bytes of all its copies, storage type) for every weight tensor in format ``weights``."""
+    return _tensor_bytes(lookup_model(model), check_weights(weights))
 
 
 @functools.lru_cache(maxsize=1024)
 def _tensor_bytes(m: Model, fmt: str) -> tuple[tuple[Tensor, float, str], ...]:
-    if fmt in GGUF_FILE_TYPES:
+    if is_gguf(fmt):
         from .gguf import gguf_tensor_bytes
 
         return tuple(gguf_tensor_bytes(m, fmt))
@@ -157,17 +146,18 @@ def _tensor_bytes(m: Model, fmt: str) -> tuple[tuple[Tensor, float, str], ...]:
     return tuple(out)
 
 
-def weights_bytes(model: Model | str, fmt: str = "fp16", active: bool = False) -> int:
-    """Bytes of the model's weights stored in format ``fmt``.
+def weights_bytes(model: Model | str, weights: str = "fp16", *, active: bool = False) -> int:
+    """Bytes of the model's weights stored in format ``weights``.
 
     Formats: fp32, fp16, bf16, fp8, int8, int4 (every parameter at that width); nf4 and nf4-dq
     (bitsandbytes 4-bit, without/with double quantisation), bnb-int8 (LLM.int8), gptq-4bit-g128
-    and awq-4bit-g128 (any ``gptq-<bits>bit-g<group>`` works), and GGUF file types (Q2_K …
-    Q8_0, F16, the mixed K-quants Q4_K_M, Q5_K_M, Q3_K_M …) laid out per tensor as llama.cpp
-    does. ``active=True`` counts only what one token reads (MoE: the routed experts it uses).
+    and awq-4bit-g128 (any ``gptq-<bits>bit-g<group>`` with 2–8 bits works), and GGUF file types
+    (Q2_K … Q8_0, F16, the mixed K-quants Q4_K_M, Q5_K_M, Q3_K_M …) laid out per tensor as
+    llama.cpp does. ``active=True`` counts only what one token reads (MoE: the routed experts it uses).
     """
+    active = checks.flag(active, "active")
     total = 0.0
-    for t, size, _ in tensor_bytes(model, fmt):
+    for t, size, _ in tensor_bytes(model, weights):
         total += size * (t.active / t.count if active else 1)
     return int(round(total))
 
@@ -184,8 +174,8 @@ KV_DTYPES = {
 }  # fmt: skip
 
 
-def kv_cache_bytes(model: Model | str, tokens: int, batch: int = 1, dtype: str = "fp16") -> int:
-    """Bytes of the KV cache holding ``tokens`` tokens for each of ``batch`` sequences.
+def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str = "fp16") -> int:
+    """Bytes of the KV cache holding ``context`` tokens for each of ``batch`` sequences.
 
     2 (K and V) × KV heads × head dim × bytes per element, per layer and token (hf-mem
     ``kv_cache.py``; llm-analysis ``get_memory_kv_cache_per_layer``). Sliding-window layers keep
@@ -193,10 +183,10 @@ def kv_cache_bytes(model: Model | str, tokens: int, batch: int = 1, dtype: str =
     ``kv_lora_rank + qk_rope_head_dim`` values per token, as MLA-aware engines (vLLM, SGLang)
     store it. Check: LLaMA-7B in fp16 at 2,048 tokens = 1,024 MiB (llama.cpp PR #2325 log).
     """
-    m = _model(model)
-    tokens = _positive_int(tokens, "tokens")
-    batch = _positive_int(batch, "batch")
-    size = KV_DTYPES[_choice(dtype, "kv", KV_DTYPES)]
+    m = lookup_model(model)
+    tokens = checks.whole(context, "context")
+    batch = checks.whole(batch, "batch")
+    size = KV_DTYPES[checks.choice(kv, "kv", KV_DTYPES)]
     if m.attention == "MLA":
         per_token_layer = (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0)
         return int(m.layers * tokens * per_token_layer * size * batch)
@@ -226,29 +216,33 @@ def _ffn_width(m: Model) -> int:
 
 def activation_bytes(
     model: Model | str,
-    seq_len: int,
+    context: int,
+    *,
     batch: int = 1,
     flash_attention: bool = True,
     recompute: str = "none",
     tp: int = 1,
     bytes_per_value: int = 2,
 ) -> int:
-    """Activation memory kept for the backward pass, all layers of one model replica.
+    """Activation memory kept for the backward pass, all layers of one model replica, in bytes.
 
     Korthikanti et al. (2022), Table 2: per layer s·b·h·(34 + 5·a·s/h) bytes for a GPT block with
-    16-bit activations and dropout. Here each stored tensor is counted for the actual shapes:
-    attention keeps the block input, Q, K, V (with KV heads), the attention output and (without
-    flash attention) the a·s² softmax scores; the FFN keeps its input and intermediates (two for a
-    plain MLP, four for a gated one); norms keep their inputs; dropout keeps 1-byte masks only
-    when the model uses dropout. For a GPT block this gives exactly 34 + 5·a·s/h. Flash attention
-    (or selective recomputation) drops the a·s² terms; full recomputation keeps only each
-    layer's input plus one layer's activations while it is recomputed. Tensor parallelism with
-    sequence parallelism divides everything by ``tp`` (Korthikanti §4.2.2).
+    16-bit activations and dropout (s = ``context`` tokens per sequence, b = ``batch``). Here each
+    stored tensor is counted for the actual shapes: attention keeps the block input, Q, K, V (with
+    KV heads), the attention output and (without flash attention) the a·s² softmax scores; the FFN
+    keeps its input and intermediates (two for a plain MLP, four for a gated one); norms keep their
+    inputs; dropout keeps 1-byte masks only when the model uses dropout. For a GPT block this gives
+    exactly 34 + 5·a·s/h. Flash attention (or selective recomputation) drops the a·s² terms; full
+    recomputation keeps only each layer's input plus one layer's activations while it is
+    recomputed. Tensor parallelism with sequence parallelism divides everything by ``tp``
+    (Korthikanti §4.2.2).
     """
-    m = _model(model)
-    s, b = _positive_int(seq_len, "seq_len"), _positive_int(batch, "batch")
-    recompute = _choice(recompute, "recompute", ("none", "selective", "full"))
-    tp = _positive_int(tp, "tp")
+    m = lookup_model(model)
+    s, b = checks.whole(context, "context"), checks.whole(batch, "batch")
+    recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    tp = checks.whole(tp, "tp")
+    flash_attention = checks.flag(flash_attention, "flash_attention")
+    bytes_per_value = checks.choice(bytes_per_value, "bytes_per_value", (1, 2, 4))
     h, a, v = m.hidden_size, m.heads, bytes_per_value
     q, kv = m.heads * m.head_dim, m.kv_heads * m.head_dim
     if m.attention == "MLA":
@@ -282,24 +276,31 @@ def logits_bytes(m: Model, tokens: int, batch: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Engines
+# Runtime: the engine and its CUDA context
 # ---------------------------------------------------------------------------------------------
 
 
-@functools.cache
-def _engines() -> dict[str, dict[str, object]]:
-    table = load_table("engines")
-    return {row["engine"]: row for row in table.astype(object).to_dict("records")}
+@dataclasses.dataclass(frozen=True)
+class Runtime:
+    """The engine a job runs on and the CUDA context each GPU carries (MiB)."""
+
+    engine: Engine
+    cuda_context_mib: float
+    measured: bool  # True when the user gave the CUDA context instead of the engine's figure
+
+    @property
+    def source(self) -> str:
+        """Where the CUDA-context figure comes from."""
+        return "measured, given" if self.measured else self.engine.source.split(" ; ")[0]
 
 
-def _engine(engine: str) -> dict[str, object]:
-    return _engines()[_choice(engine, "engine", list(_engines()))]
-
-
-def _num(value: object, default: float = 0.0) -> float:
-    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-        return default
-    return float(value)
+def runtime(engine: object, cuda_context_mib: object) -> Runtime:
+    """Check ``engine`` and ``cuda_context_mib`` (None: the engine's figure in data/engines.csv)."""
+    eng = lookup_engine(engine, "engine")
+    if cuda_context_mib is None:
+        return Runtime(eng, float(eng.cuda_context_mib), False)
+    mib = checks.number(cuda_context_mib, "cuda_context_mib", high=1_000_000, unit="MiB")
+    return Runtime(eng, mib, True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +310,7 @@ def _num(value: object, default: float = 0.0) -> float:
 
 def inference_memory(
     model: Model | str,
+    *,
     weights: str = "fp16",
     kv: str = "fp16",
     batch: int = 1,
@@ -325,35 +327,34 @@ def inference_memory(
     weights and KV cache by tensor parallelism (KV heads are replicated when there are fewer
     than GPUs, as vLLM does); each GPU carries its own runtime. A context beyond the model's
     maximum is computed with a warning. ``cuda_context_mib`` replaces the engine's CUDA-context
-    figure (data/engines.csv) with one you measured.
+    figure (data/engines.csv) with one you measured, in MiB.
     """
-    m = _model(model)
-    batch, context, gpus = (_positive_int(batch, "batch"), _positive_int(context, "context"),
-                            _positive_int(gpus, "gpus"))  # fmt: skip
-    fmt = _check_format(weights)
-    kv = _choice(kv, "kv", KV_DTYPES)
-    eng = _engine(engine)
-    name = str(eng["engine"])
+    m = lookup_model(model)
+    batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
+    fmt = check_weights(weights)
+    kv = checks.choice(kv, "kv", KV_DTYPES)
+    flash_attention = checks.flag(flash_attention, "flash_attention")
+    run = runtime(engine, cuda_context_mib)
+    eng = run.engine
     notes: list[str] = []
     warns = _context_warning(m, context)
     w = weights_bytes(m, fmt)
-    cache = kv_cache_bytes(m, context, batch, kv)
+    cache = kv_cache_bytes(m, context, batch=batch, kv=kv)
     kv_per_gpu = cache / gpus * (math.ceil(m.kv_heads / gpus) * gpus / m.kv_heads if m.attention != "MLA" else 1)
     h, f, heads = m.hidden_size, _ffn_width(m), m.heads
-    if name == "llama.cpp":
-        ub = int(_num(eng["ubatch_tokens"], 512))
+    if eng.workspace_rule == "ggml-compute-buffer":
+        ub = eng.ubatch_tokens or 512
         step = min(ub, batch * context)
         scores = 0 if flash_attention else step * context * heads
         work = 4 * (step * m.vocab_size + max(3 * f * step, scores))
         notes.append(
-            f"llama.cpp compute buffer: fp32 logits and the larger of the FFN intermediates and "
+            f"{eng.name} compute buffer: fp32 logits and the larger of the FFN intermediates and "
             f"{'no attention scores (flash attention)' if flash_attention else 'the attention scores'} "
             f"for one micro-batch of {ub} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
             f"n_batch 512 (llama.cpp PR #2411)."
         )
-    else:
-        chunk = int(_num(eng["prefill_chunk_tokens"], 0)) or batch * context
-        step = min(chunk, batch * context)
+    else:  # forward-step: the largest transient of one forward step of a PyTorch stack
+        step = min(eng.prefill_chunk_tokens or batch * context, batch * context)
         work = 2 * step * (2 * h + 3 * f) + 4 * batch * m.vocab_size
         if not flash_attention:
             work += 2 * batch * heads * min(step, context) * context
@@ -367,20 +368,18 @@ def inference_memory(
                 else "eager attention keeps the s² scores."
             )
         )
-    context_mib = _num(eng["cuda_context_mib"]) if cuda_context_mib is None else float(cuda_context_mib)
-    runtime = context_mib * MIB
-    graphs = _num(eng["graphs_mib"]) * MIB
+    graphs = (eng.graphs_mib or 0) * MIB
     offloaded: dict[str, float] = {}
-    if name == "llama.cpp":  # the input embedding stays in host memory (llama.cpp's "CPU buffer")
+    if eng.embeddings_in_host:  # the input embedding stays in host memory (llama.cpp's "CPU buffer")
         embd = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind in ("embedding", "position"))
         offloaded["token_embd"] = embd
         w -= embd
-        notes.append("llama.cpp keeps the token-embedding matrix in CPU memory (the log's CPU buffer).")
+        notes.append(f"{eng.name} keeps the token-embedding matrix in CPU memory (the log's CPU buffer).")
     per_gpu = {
         "weights": w / gpus,
         "kv_cache": kv_per_gpu,
         "activations": work / gpus,
-        "cuda_context": runtime,
+        "cuda_context": run.cuda_context_mib * MIB,
     }
     if graphs:
         per_gpu["cuda_graphs"] = graphs
@@ -390,16 +389,14 @@ def inference_memory(
         f"Weights: {fmt}, {w / GIB:.2f} GiB for {param_count(m) / 1e9:.2f}B parameters counted from the architecture.",
         f"KV cache: {kv}, {batch} × {context:,} tokens; " + _kv_rule(m),
         *notes,
-        f"CUDA context: {context_mib:.0f} MiB per GPU "
-        + ("(measured, given)." if cuda_context_mib is not None else f"({eng['source'].split(' ; ')[0]})."),
+        f"CUDA context: {run.cuda_context_mib:.0f} MiB per GPU ({run.source}).",
     ]
     if graphs:
-        assumptions.append(f"CUDA graphs: {_num(eng['graphs_mib']):.0f} MiB per GPU ({name} engine notes).")
-    frac = _num(eng["preallocate_fraction"])
-    if frac:
+        assumptions.append(f"CUDA graphs: {eng.graphs_mib:.0f} MiB per GPU ({eng.name} engine notes).")
+    if eng.preallocate_fraction:
         assumptions.append(
-            f"{name} pre-allocates {frac:.0%} of each GPU's memory and fills the rest with KV cache: "
-            "nvidia-smi shows that much whatever the model; the total here is what the workload needs."
+            f"{eng.name} pre-allocates {eng.preallocate_fraction:.0%} of each GPU's memory and fills the rest with "
+            "KV cache: nvidia-smi shows that much whatever the model; the total here is what the workload needs."
         )
     if gpus > 1:
         assumptions.append(
@@ -469,10 +466,33 @@ _SHARDED = ("nothing", "optimizer states", "gradients and optimizer states",
             "weights, gradients and optimizer states")  # fmt: skip
 
 
-def _zero_stage(zero: object) -> int:
-    if isinstance(zero, bool) or zero not in (0, 1, 2, 3):
-        raise ValueError(f"zero={zero!r} is not a ZeRO stage; choose 0, 1, 2 or 3")
-    return int(zero)  # type: ignore[call-overload]
+@dataclasses.dataclass(frozen=True)
+class Parallelism:
+    """How a training job is split: ``gpus`` = data-parallel × ``tp`` × ``pp``, with a ZeRO stage."""
+
+    gpus: int = 1
+    tp: int = 1
+    pp: int = 1
+    zero: int = 0
+    offload: str | None = None
+
+    @property
+    def dp(self) -> int:
+        """Data-parallel replicas."""
+        return self.gpus // (self.tp * self.pp)
+
+
+def parallelism(
+    *, gpus: object, tp: object = 1, pp: object = 1, zero: object = 0, offload: object = None
+) -> Parallelism:
+    """Check the parallel layout of a training job."""
+    gpus, tp, pp = checks.whole(gpus, "gpus"), checks.whole(tp, "tp"), checks.whole(pp, "pp")
+    zero = checks.choice(zero, "zero", (0, 1, 2, 3))
+    if offload is not None:
+        offload = checks.choice(offload, "offload", ("optimizer", "optimizer+params"))
+    if gpus % (tp * pp):
+        raise ValueError(f"gpus={gpus} is not a multiple of tp × pp = {tp * pp}")
+    return Parallelism(gpus, tp, pp, zero, offload)
 
 
 def _zero_split(zero: int, dp: int) -> tuple[int, int, int]:
@@ -482,10 +502,11 @@ def _zero_split(zero: int, dp: int) -> tuple[int, int, int]:
 
 def training_memory(
     model: Model | str,
+    *,
     precision: str = "bf16-mixed",
     optimizer: str = "adamw",
     batch: int = 1,
-    seq_len: int = 2048,
+    context: int = 2048,
     gpus: int = 1,
     zero: int = 0,
     tp: int = 1,
@@ -507,30 +528,46 @@ def training_memory(
     states / + gradients / + weights over the data-parallel GPUs (gpus / (tp × pp)); tensor and
     pipeline parallelism divide the model first. ``offload`` = "optimizer" (ZeRO-Offload) or
     "optimizer+params" moves those states to CPU memory. Activations follow
-    :func:`activation_bytes`; the output layer adds :func:`logits_bytes`. Per micro-batch of
-    ``batch`` sequences of ``seq_len`` tokens.
+    :func:`activation_bytes` (``recompute`` none, selective or full); the output layer adds
+    :func:`logits_bytes`. Per micro-batch of ``batch`` sequences of ``context`` tokens.
     """
-    m = _model(model)
-    precision = _choice(precision, "precision", PRECISIONS)
-    optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
-    gpus, tp, pp = _positive_int(gpus, "gpus"), _positive_int(tp, "tp"), _positive_int(pp, "pp")
-    zero = _zero_stage(zero)
-    if gpus % (tp * pp):
-        raise ValueError(f"gpus={gpus} is not a multiple of tp × pp = {tp * pp}")
-    if offload not in (None, "optimizer", "optimizer+params"):
-        raise ValueError(f"offload={offload!r} is not one of: None, 'optimizer', 'optimizer+params'")
-    dp = gpus // (tp * pp)
-    warns = _context_warning(m, _positive_int(seq_len, "seq_len"))
+    m = lookup_model(model)
+    precision = checks.choice(precision, "precision", PRECISIONS)
+    optimizer = checks.choice(optimizer, "optimizer", OPTIMIZERS)
+    split = parallelism(gpus=gpus, tp=tp, pp=pp, zero=zero, offload=offload)
+    fp32_grads = checks.flag(fp32_grads, "fp32_grads")
+    run = runtime(engine, cuda_context_mib)
+    context, batch = checks.whole(context, "context"), checks.whole(batch, "batch")
+    warns = _context_warning(m, context)
     everything = tensors(m)
     n = param_count(m)
     states = _model_states(everything, everything, precision, optimizer, fp32_grads)
-    act = activation_bytes(m, seq_len, batch, flash_attention, recompute, tp, 4 if precision == "fp32" else 2)
-    logits = logits_bytes(m, seq_len, batch) / tp
-    return _assemble(
-        "training", m, n, states, act, logits, precision, optimizer, gpus, dp, tp, pp, zero, offload,
-        engine, warns, [f"All {n / 1e9:.2f}B parameters are trained."], recompute, flash_attention,
-        batch, seq_len, cuda_context_mib,
-    )  # fmt: skip
+    act = activation_bytes(m, context, batch=batch, flash_attention=flash_attention, recompute=recompute,
+                           tp=split.tp, bytes_per_value=4 if precision == "fp32" else 2)  # fmt: skip
+    logits = logits_bytes(m, context, batch) / split.tp
+    notes = [
+        f"All {n / 1e9:.2f}B parameters are trained.",
+        f"Model states ({precision}): {_STATE_RULE[precision]}; {OPTIMIZERS[optimizer][1]}. "
+        "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+    ]
+    return _assemble("training", m, states, act + logits, act, split, run, warns, notes,
+                     _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
+
+
+_STATE_RULE = {
+    "bf16-mixed": "16-bit weights and gradients, fp32 master weights",
+    "fp16-mixed": "16-bit weights and gradients, fp32 master weights",
+    "fp32": "fp32 weights and gradients",
+    "bf16": "pure bf16 weights, gradients and optimizer states (no fp32 copy)",
+}
+
+
+def _activation_note(batch: int, context: int, flash_attention: bool, recompute: str) -> str:
+    return (
+        f"Activations: {batch} × {context:,} tokens per micro-batch, "
+        f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
+        f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor)."
+    )
 
 
 def _model_states(
@@ -559,73 +596,64 @@ def _model_states(
 
 
 def _assemble(
-    kind: str, m: Model, n_params: int, states: dict[str, float], act: float, logits: float,
-    precision: str, optimizer: str, gpus: int, dp: int, tp: int, pp: int, zero: int,
-    offload: str | None, engine: str, warns: list[str], extra: list[str], recompute: str,
-    flash_attention: bool, batch: int, seq_len: int, cuda_context_mib: float | None = None,
-) -> Memory:  # fmt: skip
-    eng = _engine(engine)
-    context_mib = _num(eng["cuda_context_mib"]) if cuda_context_mib is None else float(cuda_context_mib)
-    w_div, g_div, o_div = _zero_split(zero, dp)
-    model_split = tp * pp
+    kind: str,
+    m: Model,
+    states: dict[str, float],
+    activations_and_logits: float,
+    activations: float,
+    split: Parallelism,
+    run: Runtime,
+    warns: list[str],
+    notes: list[str],
+    activation_note: str,
+) -> Memory:
+    """Spread model states over the GPUs by the parallel layout and add activations and runtime."""
+    w_div, g_div, o_div = _zero_split(split.zero, split.dp)
+    model_split = split.tp * split.pp
     per_gpu: dict[str, float] = {
         "weights": states["weights"] / model_split / w_div,
         "gradients": states["gradients"] / model_split / g_div,
         "master_weights": states["master_weights"] / model_split / o_div,
         "optimizer_states": states["optimizer_states"] / model_split / o_div,
-        "activations": act,  # per micro-batch on the first pipeline stage (Korthikanti §4.2.3)
-        "logits_and_loss": logits,
-        "cuda_context": context_mib * MIB,
+        "activations": activations,  # per micro-batch on the first pipeline stage (Korthikanti §4.2.3)
+        "logits_and_loss": activations_and_logits - activations,
+        "cuda_context": run.cuda_context_mib * MIB,
     }
+    dp = split.dp
     replicas = {"weights": dp / w_div, "gradients": dp / g_div, "master_weights": dp / o_div,
                 "optimizer_states": dp / o_div}  # fmt: skip
-    parts = {k: per_gpu[k] * model_split * replicas[k] if k in replicas else per_gpu[k] * gpus
+    parts = {k: per_gpu[k] * model_split * replicas[k] if k in replicas else per_gpu[k] * split.gpus
              for k in per_gpu}  # fmt: skip
     offloaded: dict[str, float] = {}
     offload_parts = {"optimizer": ("master_weights", "optimizer_states"),
                      "optimizer+params": ("master_weights", "optimizer_states", "weights")}  # fmt: skip
-    moved = offload_parts.get(offload or "", ())
+    moved = offload_parts.get(split.offload or "", ())
     for key in moved:
         offloaded[key] = parts[key]
         per_gpu[key] = parts[key] = 0
     if "weights" in moved:  # ZeRO-Infinity streams one layer at a time back to the GPU
         largest = max(states["weights"] / max(m.layers, 1) / model_split, 0)
         per_gpu["weights"] = parts["weights"] = largest
-    state_rule = {
-        "bf16-mixed": "16-bit weights and gradients, fp32 master weights",
-        "fp16-mixed": "16-bit weights and gradients, fp32 master weights",
-        "fp32": "fp32 weights and gradients",
-        "bf16": "pure bf16 weights, gradients and optimizer states (no fp32 copy)",
-    }[precision]
     assumptions = [
-        *extra,
-        (
-            f"Model states ({precision}): {state_rule}; {OPTIMIZERS[optimizer][1]}. "
-            "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1)."
-        )
-        if kind == "training"
-        else f"Trainable adapter states: fp32 weights and gradients; {OPTIMIZERS[optimizer][1]}.",
-        f"Activations: {batch} × {seq_len:,} tokens per micro-batch, "
-        f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
-        f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor).",
+        *notes,
+        activation_note,
         "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, 10 bytes per token × vocabulary.",
-        f"CUDA context: {context_mib:.0f} MiB per GPU "
-        + ("(measured, given)." if cuda_context_mib is not None else f"({str(eng['source']).split(' ; ')[0]})."),
+        f"CUDA context: {run.cuda_context_mib:.0f} MiB per GPU ({run.source}).",
         "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
         "communication buffers, and temporary copies during the optimizer step.",
     ]
-    if gpus > 1:
+    if split.gpus > 1:
         assumptions.append(
-            f"{gpus} GPUs = {dp} data-parallel × {tp} tensor-parallel × {pp} pipeline stages; "
-            f"ZeRO stage {zero} shards {_SHARDED[zero]} over {dp}."
+            f"{split.gpus} GPUs = {dp} data-parallel × {split.tp} tensor-parallel × {split.pp} pipeline stages; "
+            f"ZeRO stage {split.zero} shards {_SHARDED[split.zero]} over {dp}."
         )
-    if offload:
+    if split.offload:
         assumptions.append(f"Offloaded to CPU memory: {', '.join(moved)} (DeepSpeed ZeRO-Offload / Infinity).")
     return Memory(
         kind=kind,
         per_gpu={k: int(round(v)) for k, v in per_gpu.items()},
         parts={k: int(round(v)) for k, v in parts.items()},
-        gpus=gpus,
+        gpus=split.gpus,
         assumptions=tuple(assumptions),
         offloaded={k: int(round(v)) for k, v in offloaded.items()},
         warnings=tuple(warns),
@@ -648,24 +676,22 @@ _MODULE_KINDS = {
 
 def _target_kinds(targets: str | Sequence[str]) -> set[str]:
     if isinstance(targets, str):
-        return set(LORA_TARGETS[_choice(targets, "targets", LORA_TARGETS)])
-    kinds = set()
-    for name in targets:
-        kinds.add(_MODULE_KINDS[_choice(name, "targets", _MODULE_KINDS)])
+        return set(LORA_TARGETS[checks.choice(targets, "targets", LORA_TARGETS)])
+    kinds = {_MODULE_KINDS[checks.choice(name, "targets", _MODULE_KINDS)] for name in checks.names(targets, "targets")}
     if "ffn_gate" in kinds or "ffn_up" in kinds or "ffn_down" in kinds:  # MoE equivalents
         kinds |= {k.replace("ffn_", "expert_") for k in kinds if k.startswith("ffn_")}
     return kinds
 
 
-def lora_params(model: Model | str, rank: int = 16, targets: str | Sequence[str] = "all-linear") -> int:
+def lora_params(model: Model | str, *, rank: int = 16, targets: str | Sequence[str] = "all-linear") -> int:
     """Trainable LoRA parameters: rank × (in + out) for every adapted matrix (Hu et al. 2021, §4).
 
     ``targets``: "all-linear" (PEFT's ``target_modules="all-linear"``: every linear layer of the
     blocks, not the output head), "attention" (q, k, v, o), "qv" (the LoRA paper's choice), or a
     list of module names such as ``["q_proj", "v_proj"]``.
     """
-    m = _model(model)
-    rank = _positive_int(rank, "rank")
+    m = lookup_model(model)
+    rank = checks.whole(rank, "rank")
     kinds = _target_kinds(targets)
     return sum(rank * sum(t.shape) * t.count for t in tensors(m) if t.kind in kinds)
 
@@ -675,13 +701,14 @@ FINETUNE_METHODS = ("full", "lora", "qlora")
 
 def finetune_memory(
     model: Model | str,
+    *,
     method: str = "lora",
+    weights: str | None = None,
     rank: int = 16,
     targets: str | Sequence[str] = "all-linear",
-    base: str | None = None,
     batch: int = 1,
-    seq_len: int = 2048,
-    gradient_checkpointing: bool = False,
+    context: int = 2048,
+    recompute: str = "none",
     optimizer: str = "adamw",
     flash_attention: bool = True,
     gpus: int = 1,
@@ -693,30 +720,35 @@ def finetune_memory(
     """GPU memory to fine-tune ``model`` with ``method`` full, lora or qlora.
 
     * full: :func:`training_memory` in bf16 mixed precision.
-    * lora: the base stays frozen in ``base`` format (no gradients, no optimizer states); only the
-      adapters train, stored in fp32 as PEFT does by default, with fp32 gradients and optimizer
+    * lora: the base stays frozen in ``weights`` format (no gradients, no optimizer states); only
+      the adapters train, stored in fp32 as PEFT does by default, with fp32 gradients and optimizer
       states (4 + 4 + 8 bytes per adapter parameter with AdamW). Activations do **not** shrink:
       backpropagation still runs through every frozen layer to reach the adapters below.
-    * qlora: lora over a 4-bit NF4 base, with double quantisation unless ``base="nf4"`` (QLoRA,
+    * qlora: lora over a 4-bit NF4 base, with double quantisation unless ``weights="nf4"`` (QLoRA,
       Dettmers et al. 2023); set ``optimizer="paged-adamw-8bit"`` for QLoRA's paged optimizer.
 
-    ``base`` defaults to bf16 for lora and nf4-dq for qlora.
+    ``weights`` (the frozen base's format) defaults to bf16 for lora and nf4-dq for qlora; full
+    fine-tuning trains 16-bit weights, so it takes none. ``recompute="full"`` is gradient
+    checkpointing.
     """
-    m = _model(model)
-    method = _choice(method, "method", FINETUNE_METHODS)
+    m = lookup_model(model)
+    method = checks.choice(method, "method", FINETUNE_METHODS)
     if method == "full":
+        if weights is not None and check_weights(weights) not in ("bf16", "fp16"):
+            raise ValueError(f"weights={weights!r}: full fine-tuning trains 16-bit weights; leave weights=None")
         return training_memory(
-            m, "bf16-mixed", optimizer, batch, seq_len, gpus, zero,
-            recompute="full" if gradient_checkpointing else "none",
-            flash_attention=flash_attention, offload=offload, engine=engine,
+            m, precision="bf16-mixed", optimizer=optimizer, batch=batch, context=context, gpus=gpus, zero=zero,
+            recompute=recompute, flash_attention=flash_attention, offload=offload, engine=engine,
             cuda_context_mib=cuda_context_mib,
         )  # fmt: skip
-    gpus = _positive_int(gpus, "gpus")
-    zero = _zero_stage(zero)
-    optimizer = _choice(optimizer, "optimizer", OPTIMIZERS)
-    base_fmt = _check_format(base or ("nf4-dq" if method == "qlora" else "bf16"))
-    warns = _context_warning(m, _positive_int(seq_len, "seq_len"))
-    rank = _positive_int(rank, "rank")
+    split = parallelism(gpus=gpus, zero=zero, offload=offload)
+    optimizer = checks.choice(optimizer, "optimizer", OPTIMIZERS)
+    base_fmt = check_weights(weights if weights is not None else ("nf4-dq" if method == "qlora" else "bf16"))
+    run = runtime(engine, cuda_context_mib)
+    context, batch = checks.whole(context, "context"), checks.whole(batch, "batch")
+    recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    warns = _context_warning(m, context)
+    rank = checks.whole(rank, "rank")
     kinds = _target_kinds(targets)
     adapters = [
         Tensor(f"{t.name}.lora", "lora", (rank, sum(t.shape)), t.layer, t.count, t.active)
@@ -725,23 +757,20 @@ def finetune_memory(
     n_train = sum(t.size * t.count for t in adapters)
     frozen = weights_bytes(m, base_fmt)
     states = _model_states(tensors(m), adapters, "bf16-mixed", optimizer, True, frozen_bytes=frozen)
-    recompute = "full" if gradient_checkpointing else "none"
-    act = activation_bytes(m, seq_len, batch, flash_attention, recompute)
+    act = activation_bytes(m, context, batch=batch, flash_attention=flash_attention, recompute=recompute)
     # each adapter also keeps its rank-r intermediate x·A (16-bit) for the backward pass
     routed = sum(t.active for t in adapters)
-    act += 2 * seq_len * batch * rank * (routed if recompute == "none" else routed / m.layers)
+    act += 2 * context * batch * rank * (routed if recompute != "full" else routed / m.layers)
     target_text = targets if isinstance(targets, str) else ", ".join(targets)
     n_all = param_count(m)
-    extra = [
+    notes = [
         f"{'QLoRA' if method == 'qlora' else 'LoRA'}: rank {rank} on {target_text}: "
         f"{n_train / 1e6:.1f}M trainable parameters ({100 * n_train / n_all:.2f}% of {n_all / 1e9:.2f}B), "
         f"frozen base in {base_fmt} ({frozen / GIB:.2f} GiB).",
         "Adapters in fp32 with fp32 gradients (PEFT's default autocast_adapter_dtype=True).",
     ]
     if method == "qlora":
-        extra.append(f"QLoRA: {base_fmt} base, bf16 compute (Dettmers et al. 2023, §2).")
-    return _assemble(
-        "finetune", m, n_train, states, act, logits_bytes(m, seq_len, batch), "bf16-mixed", optimizer,
-        gpus, gpus, 1, 1, zero, offload, engine, warns, extra, recompute, flash_attention, batch, seq_len,
-        cuda_context_mib,
-    )  # fmt: skip
+        notes.append(f"QLoRA: {base_fmt} base, bf16 compute (Dettmers et al. 2023, §2).")
+    notes.append(f"Trainable adapter states: fp32 weights and gradients; {OPTIMIZERS[optimizer][1]}.")
+    return _assemble("finetune", m, states, act + logits_bytes(m, context, batch), act, split, run, warns, notes,
+                     _activation_note(batch, context, flash_attention, recompute))  # fmt: skip

@@ -22,7 +22,6 @@ Platform rules (stated here and in the notebook; sources where they exist):
 from __future__ import annotations
 
 import dataclasses
-import functools
 import html
 import math
 import warnings
@@ -31,32 +30,31 @@ from typing import Any
 
 import pandas as pd
 
+from . import checks
 from .architecture import Model, param_count
-from .catalog import GPU, gpus, load_table, models, scenarios
-from .catalog import gpu as lookup_gpu
-from .catalog import model as lookup_model
-from .memory import finetune_memory, inference_memory, training_memory
+from .catalog import GPU, gpus, lookup_engine, lookup_gpu, lookup_model, models, platform, scenarios
+from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
-from .value import _CONDITION_KINDS, _latest_prices, _prices
+from .value import _CONDITION_KINDS, latest_prices, price_rows
 
 __all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
 
 RAM_SIZES = (64, 128, 256, 512, 1024, 2048)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
+STATUSES = ("ok", "does not fit", "too slow", "over budget", "no price", "not buildable", "cannot be estimated")
 
 
 def _as_model(value: Model | str | float, what: str) -> Model:
     """A catalog model, a Model, or the dense catalog model closest to a parameter count."""
-    if isinstance(value, Model):
-        return value
-    if isinstance(value, str):
-        return lookup_model(value)
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
-        count = value * 1e9 if value < 1e5 else value  # "7" or 7e9 both mean 7B
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        count = checks.number(value, f"{what} model", open_low=True, high=1e15, unit="parameters (or billions)")
+        count = count * 1e9 if count < 1e5 else count  # "7" or 7e9 both mean 7B
         table = models()
         dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]  # decoder-only, dense
         best = min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count)))
         return lookup_model(best)
+    if isinstance(value, (str, Model)):
+        return lookup_model(value, f"{what} model")
     raise ValueError(f"{what} model must be a catalog name, a Model or a parameter count, not {value!r}")
 
 
@@ -70,7 +68,7 @@ class Plan:
     assumptions: tuple[str, ...]
 
     def _repr_html_(self) -> str:
-        show = ["gpu", "count", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "days", "why"]
+        show = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "days", "why"]
         cols = [c for c in show if c in self.builds.columns]
         head = self.builds[cols].head(10).to_html(index=False, float_format=lambda x: f"{x:,.1f}")
         notes = "".join(f"<li>{html.escape(a)}</li>" for a in self.assumptions)
@@ -81,36 +79,39 @@ class Plan:
         )
 
 
-@functools.cache
-def _platforms() -> pd.DataFrame:
-    return load_table("platforms").set_index("platform")
-
-
 def build_system(
-    card: str | GPU, count: int = 1, data_scale: str = "GB", currency: str = "CNY", gpu_price: float | None = None
+    card: str | GPU,
+    gpus: int = 1,
+    *,
+    data_scale: str = "GB",
+    currency: str = "CNY",
+    gpu_price: float | None = None,
 ) -> dict[str, Any]:
-    """Complete a build of ``count`` × ``card`` with its platform: CPU class, RAM, disk, power, price.
+    """Complete a build of ``gpus`` × ``card`` with its platform: CPU class, RAM, disk, power, price.
 
     ``data_scale`` is GB, TB or 10TB (the source's scales). ``gpu_price`` is per card, in
-    ``currency``; the platform price comes from data/platforms.csv (CNY only).
+    ``currency``; the platform price comes from data/platforms.csv (CNY only). Prices that are not
+    known (no ``gpu_price``, or a platform with no sourced price) are NaN, and ``platform_priced``
+    says whether the platform's is in ``build_price``.
     """
-    g = card if isinstance(card, GPU) else lookup_gpu(card)
-    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
-        raise ValueError(f"count must be a positive whole number, not {count!r}")
-    if data_scale not in DISK_TB:
-        raise ValueError(f"data_scale={data_scale!r} is not one of: {', '.join(DISK_TB)}")
-    platforms = _platforms()
+    g = lookup_gpu(card, "card")
+    count = checks.whole(gpus, "gpus")
+    data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
+    currency = checks.currency(currency)
+    if gpu_price is not None:
+        gpu_price = checks.number(gpu_price, "gpu_price", open_low=True, high=1e9, unit=currency)
     sxm = (g.form_factor or "").upper().startswith(("SXM", "SUPERCHIP"))
     name = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
-    if count > int(platforms.loc["server", "max_gpus"]):
-        raise ValueError(f"count={count} is more than one server holds (8); plan several machines")
-    p = platforms.loc[name]
+    most = int(platform("server")["max_gpus"])
+    if count > most:
+        raise ValueError(f"gpus={count} is more than one server holds ({most}); plan several machines")
+    p = platform(name)
     vram = g.memory_gib * count
     ram = next(size for size in RAM_SIZES if size >= max(vram, float(p["ram_gb"])))
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
     draw = g.tdp_w * count + 100
     psu = math.ceil(1.25 * draw / 50) * 50
-    platform_price = float(p["price_cny"]) if currency == "CNY" and pd.notna(p["price_cny"]) else math.nan
+    platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
     gpus_total = gpu_price * count if gpu_price is not None else math.nan
     notes = []
     if count >= 3 and not sxm and "blower" not in (g.form_factor or "").lower() and g.segment == "consumer":
@@ -124,7 +125,7 @@ def build_system(
         notes.append("aftermarket memory mod: no NVIDIA warranty, check the seller's")
     return {
         "gpu": g.name,
-        "count": count,
+        "gpus": count,
         "platform": name,
         "cpu": str(p["cpu_class"]),
         "gpu_memory_gib": vram,
@@ -142,80 +143,89 @@ def build_system(
 
 def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
     """Each card's price and a label saying which observation it is ("street-new 2025-06-01")."""
-    rows = _latest_prices(table, currency, condition)
+    rows = latest_prices(table, currency, condition)
     return {r.Index: (float(r.amount), f"{r.kind} {r.date}") for r in rows.itertuples()}
 
 
-def _allowed_cards(allow: Mapping[str, Any] | Sequence[str] | None) -> list[GPU]:
+_FILTERS = ("segments", "markets", "modded", "names")
+
+
+def _allowed_cards(allow: Mapping[str, Any] | Sequence[str] | str | None) -> list[GPU]:
     table = gpus()
     if allow is None:
         allow = {}
     if not isinstance(allow, Mapping):
-        return [lookup_gpu(n) for n in allow]
+        return [lookup_gpu(n, "cards") for n in checks.names(allow, "cards")]
     for key in allow:
-        if key not in ("segments", "markets", "modded", "names"):
-            raise ValueError(f"gpus: unknown filter {key!r}; use segments, markets, modded or names")
+        checks.choice(key, "cards filter", _FILTERS)
     if "names" in allow:
-        table = table[table["name"].isin([lookup_gpu(n).name for n in allow["names"]])]
-    if "segments" in allow:
-        table = table[table["segment"].isin(allow["segments"])]
-    if "markets" in allow:
-        table = table[table["market"].isin(allow["markets"])]
-    if allow.get("modded") is False:
+        table = table[table["name"].isin([lookup_gpu(n, "cards").name for n in checks.names(allow["names"], "names")])]
+    for key, column in (("segments", "segment"), ("markets", "market")):
+        if key in allow:
+            wanted = [checks.choice(v, key, sorted(set(gpus()[column]))) for v in checks.names(allow[key], key)]
+            table = table[table[column].isin(wanted)]
+    if "modded" in allow and not checks.flag(allow["modded"], "modded"):
         table = table[table["market"] != "modded"]
-    return [lookup_gpu(n) for n in table["name"]]
+    if table.empty:
+        raise ValueError(f"cards={dict(allow)!r} leaves no card of the catalog to try")
+    return [lookup_gpu(n, "cards") for n in table["name"]]
 
 
 def recommend(
+    *,
     inference: Mapping[str, Any] | None = None,
     finetune: Mapping[str, Any] | None = None,
     pretrain: Mapping[str, Any] | None = None,
     budget: float | None = None,
     currency: str = "CNY",
-    gpus: Mapping[str, Any] | Sequence[str] | None = None,
-    counts: Sequence[int] = (1, 2, 4, 8),
+    cards: Mapping[str, Any] | Sequence[str] | None = None,
+    gpu_counts: Sequence[int] = (1, 2, 4, 8),
     condition: str = "any",
     prices: pd.DataFrame | Mapping[str, float] | None = None,
     data_scale: str = "GB",
     headroom: float = 0.1,
 ) -> Plan:
-    """Builds (card × count + platform) that meet a need within a budget, best (cheapest) first.
+    """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
-    * ``inference``: dict(model=..., weights="fp16", context=4096, users=1, tokens_per_s=None)
-      where tokens_per_s is the speed each user needs;
-    * ``finetune``: dict(model=..., method="lora", seq_len=2048, batch=1, rank=16,
-      gradient_checkpointing=True); several cards shard the model (FSDP / ZeRO-3);
-    * ``pretrain``: dict(model=... or a parameter count, tokens=..., deadline_days=...);
-    * ``budget``: the whole build in ``currency``; ``gpus``: a list of names or a filter dict
-      (segments, markets, modded=False, names); ``counts``: the GPU counts to try;
+    * ``inference``: dict(model=..., weights="fp16", kv="fp16", context=4096, users=1,
+      tokens_per_s=None, engine=None) where tokens_per_s is the speed each user needs and the
+      engine defaults to llama.cpp for GGUF weights and vLLM otherwise;
+    * ``finetune``: dict(model=..., method="lora", weights=None, context=2048, batch=1, rank=16,
+      recompute="full", optimizer="adamw", targets="all-linear"); several cards shard the model
+      (FSDP / ZeRO-3);
+    * ``pretrain``: dict(model=... or a parameter count, tokens=..., deadline_days=None,
+      context=2048, batch=1);
+    * ``budget``: the whole build in ``currency``; ``cards``: a list of names or a filter dict
+      (segments, markets, modded=False, names); ``gpu_counts``: the GPU counts to try;
       ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price}.
 
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
     assumptions). Nothing raises for a need no build meets: ``builds`` is then empty and
-    ``failed`` says why each build fails. Contradictory input raises ValueError.
+    ``failed`` says why each build fails (``status`` is one of :data:`STATUSES`). Contradictory
+    input raises ValueError.
     """
     if inference is None and finetune is None and pretrain is None:
         raise ValueError("no workload: give at least one of inference=, finetune= or pretrain=")
-    if budget is not None and not budget > 0:
-        raise ValueError(f"budget must be a positive amount, not {budget!r}")
-    if currency not in ("CNY", "USD"):
-        raise ValueError(f"currency={currency!r} is not one of: CNY, USD")
-    if condition not in _CONDITION_KINDS:
-        raise ValueError(f"condition={condition!r} is not one of: {', '.join(_CONDITION_KINDS)}")
-    if not counts or any(not isinstance(c, int) or isinstance(c, bool) or c < 1 for c in counts):
-        raise ValueError(f"counts must be positive whole numbers, not {counts!r}")
-    if not 0 <= headroom < 1:
-        raise ValueError(f"headroom must be a fraction in [0, 1), not {headroom!r}")
+    if budget is not None:
+        budget = checks.number(budget, "budget", open_low=True, high=1e12)
+    currency = checks.currency(currency)
+    condition = checks.choice(condition, "condition", _CONDITION_KINDS)
+    if isinstance(gpu_counts, (str, bytes)) or not isinstance(gpu_counts, Sequence) or not gpu_counts:
+        raise ValueError(f"gpu_counts must be a non-empty list of GPU counts such as (1, 2, 4, 8), not {gpu_counts!r}")
+    counts = sorted({checks.whole(c, "gpu_counts", high=1024) for c in gpu_counts})
+    headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
+    data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
+    allowed = _allowed_cards(cards)
+    price_of = _card_prices(currency, condition, price_rows(prices, currency))
     need = _normalise(inference, finetune, pretrain)
-    price_of = _card_prices(currency, condition, _prices(prices, currency))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        memory = {count: _memory_for(need, count) for count in sorted(set(counts))}
+        memory = {count: _memory_for(need, count) for count in counts}
     need["assumptions"] += sorted({str(w.message) for w in caught})
     rows = []
-    for card in _allowed_cards(gpus):
-        for count in sorted(set(counts)):
+    for card in allowed:
+        for count in counts:
             price = price_of.get(card.name, (math.nan, "no price"))
             rows.append(
                 _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)
@@ -225,58 +235,63 @@ def recommend(
     builds = table[ok].sort_values(
         ["build_price", "gpu_price", "score"], ascending=[True, True, False], na_position="last"
     )
-    failed = table[~ok].sort_values(["status", "gpu", "count"])
+    failed = table[~ok].sort_values(["status", "gpu", "gpus"])
     return Plan(builds.reset_index(drop=True), failed.reset_index(drop=True), need, tuple(need["assumptions"]))
+
+
+def _get(given: Mapping[str, Any], key: str, default: Any) -> Any:
+    value = given.get(key, default)
+    return default if value is None else value
 
 
 def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
     need: dict[str, Any] = {"assumptions": []}
     if inference is not None:
-        known = {"model", "weights", "context", "users", "tokens_per_s", "kv"}
-        _keys_ok(inference, known, "inference")
+        _keys_ok(inference, {"model", "weights", "context", "users", "tokens_per_s", "kv", "engine"}, "inference")
         m = _as_model(inference.get("model"), "inference")
-        users, context = int(inference.get("users", 1)), int(inference.get("context", 4096))
-        if users < 1 or context < 1:
-            raise ValueError("inference: users and context must be at least 1")
+        weights = check_weights(_get(inference, "weights", "fp16"))
+        speed = inference.get("tokens_per_s")
+        engine = inference.get("engine") or ("llama.cpp" if is_gguf(weights) else "vllm")
         need["inference"] = dict(
             model=m,
-            weights=inference.get("weights", "fp16"),
-            context=context,
-            users=users,
-            tokens_per_s=inference.get("tokens_per_s"),
-            kv=inference.get("kv", "fp16"),
+            weights=weights,
+            context=checks.whole(_get(inference, "context", 4096), "context"),
+            users=checks.whole(_get(inference, "users", 1), "users"),
+            tokens_per_s=None if not speed else checks.number(speed, "tokens_per_s", high=1e6, unit="tokens/s"),
+            kv=_get(inference, "kv", "fp16"),
+            engine=lookup_engine(engine, "engine").name,
         )
         _note_proxy(need, inference.get("model"), m)
     if finetune is not None:
-        known = {"model", "method", "seq_len", "batch", "rank", "gradient_checkpointing", "optimizer", "targets"}
+        known = {"model", "method", "weights", "context", "batch", "rank", "recompute", "optimizer", "targets"}
         _keys_ok(finetune, known, "finetune")
         m = _as_model(finetune.get("model"), "finetune")
         need["finetune"] = dict(
             model=m,
-            method=finetune.get("method", "lora"),
-            seq_len=int(finetune.get("seq_len", 2048)),
-            batch=int(finetune.get("batch", 1)),
-            rank=int(finetune.get("rank", 16)),
-            gradient_checkpointing=bool(finetune.get("gradient_checkpointing", True)),
-            optimizer=finetune.get("optimizer", "adamw"),
-            targets=finetune.get("targets", "all-linear"),
+            method=_get(finetune, "method", "lora"),
+            weights=finetune.get("weights"),
+            context=checks.whole(_get(finetune, "context", 2048), "context"),
+            batch=checks.whole(_get(finetune, "batch", 1), "batch"),
+            rank=checks.whole(_get(finetune, "rank", 16), "rank"),
+            recompute=_get(finetune, "recompute", "full"),
+            optimizer=_get(finetune, "optimizer", "adamw"),
+            targets=_get(finetune, "targets", "all-linear"),
         )
         _note_proxy(need, finetune.get("model"), m)
     if pretrain is not None:
-        _keys_ok(pretrain, {"model", "tokens", "deadline_days", "seq_len", "batch"}, "pretrain")
+        _keys_ok(pretrain, {"model", "tokens", "deadline_days", "context", "batch"}, "pretrain")
         m = _as_model(pretrain.get("model"), "pretrain")
-        tokens = pretrain.get("tokens")
-        if tokens is None or not tokens > 0:
+        if pretrain.get("tokens") is None:
             raise ValueError("pretrain: give tokens=, the number of training tokens (e.g. 20 × parameters)")
         deadline = pretrain.get("deadline_days")
-        if deadline is not None and not deadline > 0:
-            raise ValueError(f"pretrain: deadline_days must be more than 0 days, not {deadline!r}")
         need["pretrain"] = dict(
             model=m,
-            tokens=float(tokens),
-            deadline_days=deadline,
-            seq_len=int(pretrain.get("seq_len", 2048)),
-            batch=int(pretrain.get("batch", 1)),
+            tokens=checks.number(pretrain["tokens"], "tokens", open_low=True, high=1e16, unit="training tokens"),
+            deadline_days=None
+            if deadline is None
+            else checks.number(deadline, "deadline_days", open_low=True, high=1e5, unit="days"),
+            context=checks.whole(_get(pretrain, "context", 2048), "context"),
+            batch=checks.whole(_get(pretrain, "batch", 1), "batch"),
         )
         _note_proxy(need, pretrain.get("model"), m)
     return need
@@ -285,9 +300,9 @@ def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
 def _keys_ok(given: Mapping[str, Any], known: set[str], what: str) -> None:
     if not isinstance(given, Mapping):
         raise ValueError(f"{what} must be a dict such as dict(model='Llama-3.1-8B'), not {given!r}")
-    unknown = set(given) - known
+    unknown = sorted(str(k) for k in set(given) - known)
     if unknown:
-        raise ValueError(f"{what}: unknown keys {sorted(unknown)}; use {sorted(known)}")
+        raise ValueError(f"{what}: unknown keys {unknown}; use {sorted(known)}")
     if "model" not in given:
         raise ValueError(f"{what}: model= is required (a catalog name, a Model or a parameter count)")
 
@@ -306,27 +321,19 @@ def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
     zero = 3 if count > 1 else 0
     if "inference" in need:
         w = need["inference"]
-        engine = "llama.cpp" if str(w["weights"]).isupper() else "vllm"
-        out["inference"] = inference_memory(w["model"], w["weights"], w["kv"], w["users"], w["context"], engine, count)
+        out["inference"] = inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"],
+                                            context=w["context"], engine=w["engine"], gpus=count)  # fmt: skip
     if "finetune" in need:
         f = need["finetune"]
         out["finetune"] = finetune_memory(
-            f["model"],
-            f["method"],
-            f["rank"],
-            f["targets"],
-            None,
-            f["batch"],
-            f["seq_len"],
-            f["gradient_checkpointing"],
-            f["optimizer"],
-            gpus=count,
-            zero=zero,
-        )
+            f["model"], method=f["method"], weights=f["weights"], rank=f["rank"], targets=f["targets"],
+            batch=f["batch"], context=f["context"], recompute=f["recompute"], optimizer=f["optimizer"],
+            gpus=count, zero=zero,
+        )  # fmt: skip
     if "pretrain" in need:
         p = need["pretrain"]
         out["pretrain"] = training_memory(
-            p["model"], batch=p["batch"], seq_len=p["seq_len"], gpus=count, zero=zero, recompute="full"
+            p["model"], batch=p["batch"], context=p["context"], gpus=count, zero=zero, recompute="full"
         )
     return out
 
@@ -346,7 +353,7 @@ def _try_build(
     price, price_note = priced
     row: dict[str, Any] = {
         "gpu": card.name,
-        "count": count,
+        "gpus": count,
         "status": "ok",
         "why": "",
         "gpu_price_each": price,
@@ -354,35 +361,22 @@ def _try_build(
         "score": math.nan,
     }
     try:
-        system = build_system(card, count, data_scale, currency, None if math.isnan(price) else price)
+        system = build_system(card, count, data_scale=data_scale, currency=currency,
+                              gpu_price=None if math.isnan(price) else price)  # fmt: skip
     except ValueError as err:
         return row | {"status": "not buildable", "why": str(err)}
-    row.update(
-        {
-            k: system[k]
-            for k in (
-                "platform",
-                "cpu",
-                "ram_gb",
-                "disk_tb",
-                "power_w",
-                "psu_w",
-                "gpu_price",
-                "build_price",
-                "platform_priced",
-            )
-        }
-    )
+    keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "build_price", "platform_priced")
+    row.update({k: system[k] for k in keep})
     if not system["platform_priced"]:
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
-    row["link"] = default_link(card, count) if count > 1 else ""
+    row["link"] = default_link(card, gpus=count) if count > 1 else ""
     labels = {
         "inference": "inference",
         "finetune": f"{need.get('finetune', {}).get('method', '')} fine-tuning",
         "pretrain": "pre-training",
     }
-    problems = [
-        f"does not fit: {labels[k]} needs {m.per_gpu_gib:.1f} GiB per GPU"
+    problems: list[tuple[str, str]] = [
+        ("does not fit", f"does not fit: {labels[k]} needs {m.per_gpu_gib:.1f} GiB per GPU")
         for k, m in memory.items()
         if not m.fits(card, headroom=headroom)
     ]
@@ -391,31 +385,34 @@ def _try_build(
     try:
         if "inference" in need:
             w = need["inference"]
-            engine = "llama.cpp" if str(w["weights"]).isupper() else "vllm"
-            speed = decode_tokens_per_s(w["model"], card, w["weights"], w["users"], w["context"], count, engine)
+            speed = decode_tokens_per_s(w["model"], card, weights=w["weights"], batch=w["users"],
+                                        context=w["context"], gpus=count, engine=w["engine"], kv=w["kv"])  # fmt: skip
             row["tokens_per_s_per_user"] = speed / w["users"]
             row["score"] = speed
             if w["tokens_per_s"] and speed / w["users"] < w["tokens_per_s"]:
-                problems.append(f"too slow: {speed / w['users']:.1f} tokens/s per user, {w['tokens_per_s']} needed")
+                text = f"too slow: {speed / w['users']:.1f} tokens/s per user, {w['tokens_per_s']:g} needed"
+                problems.append(("too slow", text))
         if "pretrain" in need:
             p = need["pretrain"]
-            days = training_time(p["model"], p["tokens"], card, count, precision=precision, recompute=True).days
+            days = training_time(p["model"], card, tokens=p["tokens"], gpus=count, precision=precision,
+                                 recompute="full").days  # fmt: skip
             row["days"] = days
             row["score"] = 1 / days if math.isnan(row["score"]) else row["score"]
             if p["deadline_days"] and days > p["deadline_days"]:
-                problems.append(f"too slow: {days:,.0f} days of training, deadline {p['deadline_days']}")
+                text = f"too slow: {days:,.0f} days of training, deadline {p['deadline_days']:g}"
+                problems.append(("too slow", text))
     except ValueError as err:  # e.g. a card without a sourced Tensor rate
-        problems.append(f"cannot be estimated: {err}")
+        problems.append(("cannot be estimated", f"cannot be estimated: {err}"))
     if math.isnan(price):
         which = "" if condition == "any" else f"{condition} "
-        problems.append(f"no price: no {which}{currency} price for {card.name} in the data")
+        problems.append(("no price", f"no price: no {which}{currency} price for {card.name} in the data"))
     else:
         total = row["gpu_price"] if math.isnan(row["build_price"]) else row["build_price"]
         if budget is not None and total > budget:
-            problems.append(f"over budget: {total:,.0f} {currency} > {budget:,.0f}")
+            problems.append(("over budget", f"over budget: {total:,.0f} {currency} > {budget:,.0f}"))
     if problems:
-        row["status"] = problems[0].split(":")[0]
-        row["why"] = "; ".join(problems)
+        row["status"] = problems[0][0]
+        row["why"] = "; ".join(text for _, text in problems)
     else:
         row["why"] = _why(card, count, row, need, currency)
     return row
@@ -449,8 +446,9 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
     recommends today for the same need.
     """
     table = scenarios()
-    if name not in set(table["scenario"]):
-        raise LookupError(f"scenario={name!r} is not one of: {', '.join(sorted(set(table['scenario'])))}")
+    if not isinstance(name, str) or name not in set(table["scenario"]):
+        known = ", ".join(sorted(set(table["scenario"])))
+        raise LookupError(f"name={name!r} is not a scenario; choose one of: {known}")
     rows = table[table["scenario"] == name]
     first = rows.iloc[0]
     size = float(first["infer_finetune_max_b"])
@@ -458,7 +456,7 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
     def need_for(users: int) -> dict[str, Any]:
         return dict(
             inference=dict(model=size, weights="fp16", context=4096, users=users),
-            finetune=dict(model=size, method="lora", seq_len=2048),
+            finetune=dict(model=size, method="lora", context=2048),
             pretrain=dict(model=float(first["train_b"]), tokens=20 * float(first["train_b"]) * 1e9),
         )
 
@@ -466,7 +464,7 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
     for row in rows.itertuples():
         verdicts = {}
         for users in (int(row.users_min), int(row.users_max)):
-            plan = recommend(**need_for(users), gpus=[row.gpu], counts=(int(row.gpu_count),), condition="any")
+            plan = recommend(**need_for(users), cards=[row.gpu], gpu_counts=(int(row.gpu_count),), condition="any")
             ok = len(plan.builds) > 0
             why = "" if ok else plan.failed.iloc[0]["why"]
             reasons = [r for r in why.split("; ") if not r.startswith("no price")]

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from .catalog import GPU, gpu
+from . import checks
+from .catalog import GPU, lookup_gpu
 
 __all__ = ["GIB", "Memory"]
 
@@ -58,20 +59,19 @@ class Memory:
         """CPU memory (GiB) taken by what was offloaded."""
         return sum(self.offloaded.values()) / GIB
 
-    def fits(self, card: str | GPU, count: int | None = None, headroom: float = 0.1) -> bool:
+    def fits(self, card: str | GPU, *, count: int | None = None, headroom: float = 0.1) -> bool:
         """Whether each GPU of type ``card`` holds its share with ``headroom`` (a fraction) to spare.
 
         ``count`` defaults to the number of GPUs this result was computed for; another count
         needs the workload recomputed (splitting is not simple division), so it is refused.
         """
-        card = gpu(card)
-        if count is not None and count != self.gpus:
+        card = lookup_gpu(card, "card")
+        if count is not None and checks.whole(count, "count") != self.gpus:
             raise ValueError(
                 f"count={count} differs from the gpus={self.gpus} this memory was computed for; "
                 f"compute it again with gpus={count}"
             )
-        if not 0 <= headroom < 1:
-            raise ValueError(f"headroom must be a fraction in [0, 1), not {headroom!r}")
+        headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
         return self.per_gpu_bytes <= card.memory_bytes * (1 - headroom)
 
     def to_frame(self) -> pd.DataFrame:

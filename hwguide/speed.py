@@ -27,18 +27,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from . import checks
 from .architecture import Model, param_count
-from .catalog import GPU, interconnects
-from .catalog import gpu as lookup_gpu
-from .memory import (
-    _choice,
-    _engine,
-    _model,
-    _num,
-    _positive_int,
-    kv_cache_bytes,
-    weights_bytes,
-)
+from .catalog import GPU, Engine, interconnects, lookup_engine, lookup_gpu, lookup_model
+from .memory import RECOMPUTE, check_weights, is_gguf, kv_cache_bytes, tensor_bytes, weights_bytes
 
 __all__ = [
     "COMPUTE_COLUMN",
@@ -67,21 +59,17 @@ COMPUTE_COLUMN = {
 }
 
 
-def _card(card: str | GPU) -> GPU:
-    return card if isinstance(card, GPU) else lookup_gpu(card)
-
-
 def peak_flops(card: str | GPU, precision: str = "fp16") -> float:
     """Dense peak of ``card`` at ``precision``, in FLOP/s (fp16/bf16/fp8: Tensor, FP32 accumulate).
 
     Raises ValueError when the card does not support the precision or no source gave the figure.
     """
-    g = _card(card)
-    precision = _choice(precision, "precision", COMPUTE_COLUMN)
+    g = lookup_gpu(card, "card")
+    precision = checks.choice(precision, "precision", COMPUTE_COLUMN)
     value = getattr(g, COMPUTE_COLUMN[precision])
     if value is None:
         raise ValueError(
-            f"{g.name} has no {precision} Tensor rate in the catalog (unsupported, or not confirmed "
+            f"card={g.name!r} has no {precision} Tensor rate in the catalog (unsupported, or not confirmed "
             f"by a source: see data/README.md); choose another precision or card"
         )
     return float(value) * 1e12
@@ -92,7 +80,7 @@ def roofline(card: str | GPU, precision: str = "fp16") -> dict[str, float]:
 
     A workload whose arithmetic intensity is below the ridge is memory-bound on this card.
     """
-    g = _card(card)
+    g = lookup_gpu(card, "card")
     peak = peak_flops(g, precision)
     return {
         "peak_tflops": peak / 1e12,
@@ -101,38 +89,38 @@ def roofline(card: str | GPU, precision: str = "fp16") -> dict[str, float]:
     }
 
 
-def roofline_table(cards: Sequence[str] | None = None, precision: str = "fp16") -> pd.DataFrame:
+def roofline_table(cards: Sequence[str] | None = None, *, precision: str = "fp16") -> pd.DataFrame:
     """:func:`roofline` for several cards (default: every card with a figure at ``precision``)."""
     from .catalog import gpus
 
-    names = list(cards) if cards is not None else list(gpus()["name"])
+    precision = checks.choice(precision, "precision", COMPUTE_COLUMN)
+    names = checks.names(cards, "cards") if cards is not None else list(gpus()["name"])
     rows = []
     for name in names:
+        card = lookup_gpu(name, "cards")
         try:
-            rows.append({"gpu": _card(name).name, **roofline(name, precision)})
+            rows.append({"gpu": card.name, **roofline(card, precision)})
         except ValueError:
             if cards is not None:
                 raise
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["gpu", "peak_tflops", "bandwidth_gbs", "ridge_flops_per_byte"])
 
 
-def _compute_precision(weights: str, engine: str, card: GPU) -> str:
+def _compute_precision(weights: str, eng: Engine, card: GPU) -> str:
     """The Tensor precision the matrix multiplies run at, for a weight format on an engine.
 
-    llama.cpp multiplies quantised GGUF weights with INT8 Tensor Cores (its MMQ kernels) and F16
-    weights through cuBLAS with FP16 accumulation; the other engines dequantise int4/int8/NF4
-    weights to 16-bit and multiply at the FP16/BF16 rate with FP32 accumulation. fp8 weights run
-    at fp8 where the card has it. A card without the rate falls back to its FP16 rate.
+    The engine's columns say it (data/engines.csv): ``f16_matmul`` for 16-bit weights (``native``:
+    the weights' own fp16/bf16 with FP32 accumulation; ``fp16-acc16``: llama.cpp's cuBLAS path)
+    and ``gguf_matmul`` for quantised GGUF weights (``int8``: llama.cpp's MMQ kernels). Other
+    quantised formats (int4/int8/NF4/GPTQ/AWQ) are dequantised and multiplied at the FP16 rate;
+    fp32 and fp8 weights run at their own rate. A card without the rate falls back to its FP16 rate.
     """
     w = weights.lower()
-    if engine == "llama.cpp":
-        if w in ("fp16", "f16", "bf16"):
-            wanted = "fp16-acc16"
-        elif weights.isupper() or w.startswith("q"):
-            wanted = "int8"
-        else:
-            wanted = "fp16"
-    elif w in ("fp32", "fp8", "bf16"):
+    if w in ("fp16", "f16", "bf16"):
+        wanted = eng.f16_matmul if eng.f16_matmul != "native" else ("bf16" if w == "bf16" else "fp16")
+    elif is_gguf(weights):
+        wanted = eng.gguf_matmul
+    elif w in ("fp32", "fp8"):
         wanted = w
     else:
         wanted = "fp16"
@@ -142,8 +130,6 @@ def _compute_precision(weights: str, engine: str, card: GPU) -> str:
 def _streamed_bytes(m: Model, weights: str, batch: int) -> float:
     """Weight bytes one decode step reads: active weights without the embedding table (a token
     reads one row of it), MoE layers counting the experts the batch routes to."""
-    from .memory import tensor_bytes
-
     embedding = sum(size for t, size, _ in tensor_bytes(m, weights) if t.kind in ("embedding", "position"))
     return _expert_weights_read(m, weights, batch) - embedding
 
@@ -164,6 +150,7 @@ def _flops_per_token(m: Model, context: int) -> float:
 def arithmetic_intensity(
     model: Model | str,
     phase: str = "decode",
+    *,
     batch: int = 1,
     context: int = 1024,
     weights: str = "fp16",
@@ -174,16 +161,16 @@ def arithmetic_intensity(
     tokens per sequence; training: forward + backward (3 × forward FLOPs) over ``context`` tokens,
     with the 16-bit weights read three times.
     """
-    m = _model(model)
-    phase = _choice(phase, "phase", ("decode", "prefill", "training"))
-    batch, context = _positive_int(batch, "batch"), _positive_int(context, "context")
+    m = lookup_model(model)
+    phase = checks.choice(phase, "phase", ("decode", "prefill", "training"))
+    batch, context = checks.whole(batch, "batch"), checks.whole(context, "context")
     w = weights_bytes(m, weights, active=True)
     if phase == "decode":
         flops = batch * _flops_per_token(m, context)
-        traffic = w + kv_cache_bytes(m, context, batch)
+        traffic = w + kv_cache_bytes(m, context, batch=batch)
     elif phase == "prefill":
         flops = batch * context * _flops_per_token(m, context // 2)
-        traffic = w + kv_cache_bytes(m, context, batch)
+        traffic = w + kv_cache_bytes(m, context, batch=batch)
     else:
         flops = 3 * batch * context * _flops_per_token(m, context // 2)
         traffic = 3 * weights_bytes(m, "bf16")
@@ -200,10 +187,11 @@ def _links() -> dict[str, dict[str, object]]:
     return {str(row["name"]): row for row in interconnects().astype(object).to_dict("records")}
 
 
-def default_link(card: str | GPU, gpus: int) -> str:
+def default_link(card: str | GPU, *, gpus: int) -> str:
     """The link a machine with ``gpus`` of ``card`` most likely has: NVLink where the card has it
     (bridges join two cards; SXM boards eight), else its PCIe generation, x16."""
-    g = _card(card)
+    g = lookup_gpu(card, "card")
+    gpus = checks.whole(gpus, "gpus")
     if gpus > 1 and (g.nvlink_gbs or 0) > 0:
         limit = 8 if (g.form_factor or "").upper().startswith(("SXM", "SUPERCHIP")) else 2
         if gpus <= limit:
@@ -213,24 +201,27 @@ def default_link(card: str | GPU, gpus: int) -> str:
     return f"PCIe {g.pcie_gen or 4}.0 x16"
 
 
-def _link(name: str) -> dict[str, object]:
-    links = _links()
-    return links[_choice(name, "interconnect", list(links))]
-
-
-def allreduce_seconds(bytes_: float, gpus: int, link: str, engine: str = "vllm") -> float:
-    """Time of one ring all-reduce of ``bytes_`` over ``gpus`` GPUs joined by ``link``.
+def allreduce_seconds(nbytes: float, *, gpus: int, link: str, engine: str = "vllm") -> float:
+    """Time of one ring all-reduce of ``nbytes`` bytes over ``gpus`` GPUs joined by ``link``, in seconds.
 
     2(t−1)/t × bytes / (per-direction bandwidth × efficiency) + a fixed latency per collective;
     both factors are data (engines.csv: allreduce_efficiency, allreduce_latency_us).
     """
+    nbytes = checks.number(nbytes, "nbytes", high=1e18, unit="bytes")
+    gpus = checks.whole(gpus, "gpus")
+    links = _links()
+    info = links[checks.choice(link, "link", list(links))]
+    eng = lookup_engine(engine, "engine")
     if gpus <= 1:
         return 0.0
-    eng = _engine(engine)
-    info = _link(link)
-    bandwidth = float(info["per_direction_gbs"]) * 1e9 * _num(eng.get("allreduce_efficiency"), 1.0)
-    latency = _num(eng.get("allreduce_latency_us"), 0.0) * 1e-6
-    return 2 * (gpus - 1) / gpus * bytes_ / bandwidth + latency
+    bandwidth = float(info["per_direction_gbs"]) * 1e9 * eng.allreduce_efficiency
+    return 2 * (gpus - 1) / gpus * nbytes / bandwidth + eng.allreduce_latency_us * 1e-6
+
+
+def _interconnect(interconnect: object, card: GPU, gpus: int) -> str:
+    if interconnect is None:
+        return default_link(card, gpus=gpus)
+    return checks.choice(interconnect, "interconnect", list(_links()))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,7 +236,7 @@ def _expert_weights_read(m: Model, weights: str, batch: int) -> float:
     E × (1 − (1 − k/E)^b) distinct experts per layer on average.
     """
     active = weights_bytes(m, weights, active=True)
-    if not m.experts:
+    if not m.experts or m.experts == m.experts_per_token:
         return active
     total = weights_bytes(m, weights)
     per_expert_set = (total - active) / (m.experts - m.experts_per_token)  # bytes of one expert, all layers
@@ -256,6 +247,7 @@ def _expert_weights_read(m: Model, weights: str, batch: int) -> float:
 def decode_tokens_per_s(
     model: Model | str,
     card: str | GPU,
+    *,
     weights: str = "fp16",
     batch: int = 1,
     context: int = 1024,
@@ -273,54 +265,52 @@ def decode_tokens_per_s(
     With ``gpus`` > 1 tensor parallelism splits the work and adds two all-reduces per layer
     over ``interconnect`` (default: :func:`default_link`).
     """
-    m, g = _model(model), _card(card)
-    batch, context, gpus = (_positive_int(batch, "batch"), _positive_int(context, "context"),
-                            _positive_int(gpus, "gpus"))  # fmt: skip
-    eng = _engine(engine)
-    eta_bw = _num(eng.get("decode_bw_efficiency"), 1.0)
-    mfu = _num(eng.get("decode_mfu"), 1.0)
-    overhead = _num(eng.get("decode_overhead_us"), 0.0) * 1e-6
-    memory_bytes = (_streamed_bytes(m, weights, batch) + kv_cache_bytes(m, context, batch, kv)) / gpus
+    m, g = lookup_model(model), lookup_gpu(card, "card")
+    batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
+    weights = check_weights(weights)
+    eng = lookup_engine(engine, "engine")
+    memory_bytes = (_streamed_bytes(m, weights, batch) + kv_cache_bytes(m, context, batch=batch, kv=kv)) / gpus
     flops = batch * _flops_per_token(m, context) / gpus
-    t_memory = memory_bytes / (g.bandwidth_gbs * 1e9 * eta_bw)
-    t_compute = flops / (peak_flops(g, _compute_precision(weights, str(eng["engine"]), g)) * mfu)
-    step = max(t_memory, t_compute) + overhead
+    t_memory = memory_bytes / (g.bandwidth_gbs * 1e9 * eng.decode_bw_efficiency)
+    t_compute = flops / (peak_flops(g, _compute_precision(weights, eng, g)) * eng.decode_mfu)
+    step = max(t_memory, t_compute) + eng.decode_overhead_us * 1e-6
     if gpus > 1:
-        link = interconnect or default_link(g, gpus)
-        step += 2 * m.layers * allreduce_seconds(batch * m.hidden_size * 2, gpus, link, engine)
+        link = _interconnect(interconnect, g, gpus)
+        step += 2 * m.layers * allreduce_seconds(batch * m.hidden_size * 2, gpus=gpus, link=link, engine=eng.name)
     return batch / step
 
 
 def prefill_seconds(
     model: Model | str,
     card: str | GPU,
-    prompt_tokens: int,
+    context: int,
+    *,
     weights: str = "fp16",
     batch: int = 1,
     gpus: int = 1,
     engine: str = "llama.cpp",
     interconnect: str | None = None,
 ) -> float:
-    """Time to first token: seconds to process ``batch`` prompts of ``prompt_tokens`` tokens.
+    """Time to first token: seconds to process ``batch`` prompts of ``context`` tokens each.
 
     Compute-bound: 2 FLOPs per active parameter per token plus causal attention, at the card's
     dense Tensor peak × the engine's prefill MFU (engines.csv: prefill_mfu); never faster than
     reading the weights once. Tensor parallelism adds two all-reduces of the prompt's hidden
     states per layer.
     """
-    m, g = _model(model), _card(card)
-    tokens = _positive_int(prompt_tokens, "prompt_tokens")
-    batch, gpus = _positive_int(batch, "batch"), _positive_int(gpus, "gpus")
-    eng = _engine(engine)
-    mfu = _num(eng.get("prefill_mfu"), 1.0)
+    m, g = lookup_model(model), lookup_gpu(card, "card")
+    tokens = checks.whole(context, "context")
+    batch, gpus = checks.whole(batch, "batch"), checks.whole(gpus, "gpus")
+    weights = check_weights(weights)
+    eng = lookup_engine(engine, "engine")
     flops = batch * tokens * _flops_per_token(m, tokens // 2) / gpus
-    t_compute = flops / (peak_flops(g, _compute_precision(weights, str(eng["engine"]), g)) * mfu)
-    eta_bw = _num(eng.get("decode_bw_efficiency"), 1.0)
-    t_memory = _streamed_bytes(m, weights, 1) / gpus / (g.bandwidth_gbs * 1e9 * eta_bw)
+    t_compute = flops / (peak_flops(g, _compute_precision(weights, eng, g)) * eng.prefill_mfu)
+    t_memory = _streamed_bytes(m, weights, 1) / gpus / (g.bandwidth_gbs * 1e9 * eng.decode_bw_efficiency)
     seconds = max(t_compute, t_memory)
     if gpus > 1:
-        link = interconnect or default_link(g, gpus)
-        seconds += 2 * m.layers * allreduce_seconds(batch * tokens * m.hidden_size * 2, gpus, link, engine)
+        link = _interconnect(interconnect, g, gpus)
+        hidden = batch * tokens * m.hidden_size * 2
+        seconds += 2 * m.layers * allreduce_seconds(hidden, gpus=gpus, link=link, engine=eng.name)
     return seconds
 
 
@@ -335,7 +325,7 @@ class TrainingTime:
 
     flops: float
     gpu: str
-    count: int
+    gpus: int
     mfu: float
     gpu_hours: float
     days: float
@@ -347,68 +337,71 @@ class TrainingTime:
     def __str__(self) -> str:
         cost = f", electricity {self.electricity_cost:,.0f} {self.currency}" if self.electricity_cost else ""
         return (
-            f"{self.flops:.3g} FLOPs on {self.count} × {self.gpu} at {self.mfu:.0%} MFU: "
+            f"{self.flops:.3g} FLOPs on {self.gpus} × {self.gpu} at {self.mfu:.0%} MFU: "
             f"{self.gpu_hours:,.0f} GPU-hours, {self.days:,.1f} days, {self.energy_kwh:,.0f} kWh{cost}"
         )
 
 
 def training_time(
-    model_or_params: Model | str | float,
-    tokens: float,
+    model: Model | str | float,
     card: str | GPU,
-    count: int = 1,
+    *,
+    tokens: float,
+    gpus: int = 1,
     mfu: float | None = None,
     precision: str = "bf16",
-    recompute: bool = False,
+    recompute: str = "none",
     electricity_price: float | None = None,
     currency: str = "CNY",
     engine: str = "transformers",
 ) -> TrainingTime:
-    """Time to train a model (or a parameter count) on ``tokens`` tokens with ``count`` cards.
+    """Time to train ``model`` (a catalog model, a Model or a parameter count) on ``tokens`` tokens.
 
-    FLOPs = 6 × N × D (8 × N × D with full recomputation) (Kaplan et al. 2020; Korthikanti et al.
-    2022). Time = FLOPs / (count × dense peak × MFU). Energy = GPU-hours × the card's TDP (the GPUs
-    alone: no host, network or cooling). ``mfu`` defaults to the engine's training_mfu in
-    engines.csv, fitted to published pre-training GPU-hours. ``electricity_price`` is per kWh.
+    FLOPs = 6 × N × D (8 × N × D with ``recompute="full"``: the forward pass runs twice) (Kaplan
+    et al. 2020; Korthikanti et al. 2022). Time = FLOPs / (``gpus`` × dense peak × MFU). Energy =
+    GPU-hours × the card's TDP (the GPUs alone: no host, network or cooling). ``mfu`` defaults to
+    the engine's training_mfu in engines.csv, fitted to published pre-training GPU-hours.
+    ``electricity_price`` is per kWh, in ``currency``.
     """
-    if isinstance(model_or_params, (int, float)) and not isinstance(model_or_params, bool):
-        n = float(model_or_params)
-        if not n > 0:
-            raise ValueError(f"model_or_params must be a positive parameter count, not {model_or_params!r}")
+    if isinstance(model, (int, float)) and not isinstance(model, bool):
+        n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
         label = f"{n / 1e9:.2f}B parameters"
     else:
-        m = _model(model_or_params)
+        m = lookup_model(model)
         n = float(param_count(m))
         label = f"{m.name} ({n / 1e9:.2f}B parameters)"
-    if not (isinstance(tokens, (int, float)) and tokens > 0):
-        raise ValueError(f"tokens must be a positive number of training tokens, not {tokens!r}")
-    g = _card(card)
-    count = _positive_int(count, "count")
-    eng = _engine(engine)
+    tokens = checks.number(tokens, "tokens", high=1e16, open_low=True, unit="training tokens")
+    g = lookup_gpu(card, "card")
+    gpus = checks.whole(gpus, "gpus")
+    recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    eng = lookup_engine(engine, "engine")
+    currency = checks.currency(currency)
     fitted = mfu is None
-    mfu = _num(eng.get("training_mfu"), 0.4) if fitted else mfu
-    if not 0 < mfu <= 1:
-        raise ValueError(f"mfu must be a fraction in (0, 1], not {mfu!r}")
-    if electricity_price is not None and electricity_price < 0:
-        raise ValueError(f"electricity_price must not be negative, not {electricity_price!r}")
-    flops = (8 if recompute else 6) * n * tokens
-    seconds = flops / (count * peak_flops(g, precision) * mfu)
-    gpu_hours = seconds * count / 3600
+    mfu = (eng.training_mfu or 0.4) if mfu is None else checks.fraction(mfu, "mfu")
+    if electricity_price is not None:
+        electricity_price = checks.number(electricity_price, "electricity_price", high=1e6, unit="per kWh")
+    factor = 8 if recompute == "full" else 6
+    flops = factor * n * tokens
+    peak = peak_flops(g, precision)
+    seconds = flops / (gpus * peak * mfu)
+    gpu_hours = seconds * gpus / 3600
     energy = gpu_hours * g.tdp_w / 1000
     cost = energy * electricity_price if electricity_price is not None else None
     assumptions = (
-        f"{label} × {tokens:.3g} tokens × {8 if recompute else 6} FLOPs = {flops:.3g} FLOPs "
-        "(Kaplan et al. 2020, C ≈ 6ND; 8ND with full activation recomputation).",
-        f"{g.name}: {peak_flops(g, precision) / 1e12:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU"
+        f"{label} × {tokens:.3g} tokens × {factor} FLOPs = {flops:.3g} FLOPs "
+        "(Kaplan et al. 2020, C ≈ 6ND; 8ND with full activation recomputation; selective recomputation "
+        "re-runs only the attention scores, whose FLOPs 6ND leaves out).",
+        f"{g.name}: {peak / 1e12:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU"
         + (" (engines.csv training_mfu, fitted to published pre-training GPU-hours)." if fitted else "."),
         f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included.",
     )
-    return TrainingTime(flops, g.name, count, mfu, gpu_hours, seconds / 86400, energy, cost,
+    return TrainingTime(flops, g.name, gpus, mfu, gpu_hours, seconds / 86400, energy, cost,
                         currency if cost is not None else None, assumptions)  # fmt: skip
 
 
 def break_even_days(
     purchase_price: float,
+    *,
     cloud_hourly: float,
     utilization: float = 1.0,
     power_w: float = 0.0,
@@ -418,13 +411,13 @@ def break_even_days(
 
     purchase / (cloud price × 24 × utilisation − power in kW × 24 × utilisation × electricity
     price) (Dettmers, "Which GPU for deep learning", cloud vs desktop). All prices in one currency;
-    ``electricity_price`` per kWh. Returns ``math.inf`` when renting is always cheaper.
+    ``cloud_hourly`` per GPU-hour, ``electricity_price`` per kWh, ``power_w`` in watts. Returns
+    ``math.inf`` when renting is always cheaper.
     """
-    for name, value in (("purchase_price", purchase_price), ("cloud_hourly", cloud_hourly),
-                        ("power_w", power_w), ("electricity_price", electricity_price)):  # fmt: skip
-        if not isinstance(value, (int, float)) or value < 0 or math.isnan(value):
-            raise ValueError(f"{name} must be a non-negative number, not {value!r}")
-    if not 0 < utilization <= 1:
-        raise ValueError(f"utilization must be a fraction in (0, 1], not {utilization!r}")
+    purchase_price = checks.number(purchase_price, "purchase_price", high=1e12)
+    cloud_hourly = checks.number(cloud_hourly, "cloud_hourly", high=1e6, unit="per hour")
+    power_w = checks.number(power_w, "power_w", high=1e7, unit="W")
+    electricity_price = checks.number(electricity_price, "electricity_price", high=1e6, unit="per kWh")
+    utilization = checks.fraction(utilization, "utilization")
     saving_per_day = 24 * utilization * (cloud_hourly - power_w / 1000 * electricity_price)
     return math.inf if saving_per_day <= 0 else purchase_price / saving_per_day

@@ -13,6 +13,8 @@ outputs and exports are reproducible.
 
 from __future__ import annotations
 
+import datetime as _dt
+import functools
 import hashlib
 import html
 import math
@@ -24,7 +26,8 @@ import pandas as pd
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
-from .catalog import gpu, model
+from . import checks
+from .catalog import gpu, load_table, model
 from .memory import finetune_memory, inference_memory, training_memory
 from .planner import evaluate_scenario
 from .speed import training_time
@@ -63,84 +66,26 @@ SIZES = {
 CARD_CLASSES = ["RTX 4090", "L20", "A100 SXM4 80GB", "H100 SXM"]  # 24, 48, 80 GiB (and a faster 80 GiB)
 COUNTS = (1, 2, 4, 8)
 
-ZH = {
-    "gpu": "显卡",
-    "inference_score": "推理得分",
-    "training_score": "训练得分",
-    "memory_gib": "显存 (GiB)",
-    "bandwidth_gbs": "显存带宽 (GB/s)",
-    "bf16_tflops": "BF16 算力 (TFLOPS)",
-    "fits_inference": "推理是否装得下",
-    "score": "得分",
-    "price": "价格",
-    "price_kind": "价格类型",
-    "price_date": "价格日期",
-    "score_per_1000": "每千元推理得分",
-    "training_per_1000": "每千元训练得分",
-    "fits": "是否装得下",
-    "architecture": "架构",
-    "year": "年份",
-    "memory_type": "显存类型",
-    "fp16_tflops": "FP16 算力 (TFLOPS)",
-    "fp8_tflops": "FP8 算力 (TFLOPS)",
-    "tdp_w": "功耗 (W)",
-    "nvlink_gbs": "NVLink (GB/s)",
-    "msrp_usd": "首发价 (USD)",
-    "size": "模型规模",
-    "model": "代表模型",
-    "precision": "精度",
-    "memory_1gpu_gib": "单卡显存需求 (GiB)",
-    "days_8x_h100": "8×H100 训练天数",
-    "inference_fp16_gib": "推理 FP16 (GiB)",
-    "inference_int8_gib": "推理 INT8 (GiB)",
-    "inference_int4_gib": "推理 INT4 (GiB)",
-    "lora_gib": "LoRA (GiB)",
-    "qlora_gib": "QLoRA (GiB)",
-    "full_finetune_gib": "全参微调 (GiB)",
-    "smallest_card_int4": "INT4 推理最小显卡",
-    "smallest_card_qlora": "QLoRA 最小显卡",
-    "scenario": "场景",
-    "tier": "配置",
-    "source_build": "原文配置",
-    "source_price_cny": "原文价格 (元)",
-    "check_min_users": "最少用户时",
-    "check_max_users": "最多用户时",
-    "today": "本工具今天的推荐",
-}
-ZH_VALUES = {
-    "yes": "是",
-    "does not fit": "装不下",
-    "1 user only": "仅够 1 个用户",
-    "no price": "无价格",
-    "meets the need": "满足需求",
-    "basic": "基础",
-    "advanced": "进阶",
-    "msrp": "首发价",
-    "street-new": "新卡市场价",
-    "street-used": "二手价",
-    "estimate-new": "新卡估价",
-    "estimate-used": "二手估价",
-}
-ZH_PHRASES = [
-    ("none meets the whole need", "没有满足全部需求的配置"),
-    ("meets the need", "满足需求"),
-    ("does not fit", "装不下"),
-    ("lora fine-tuning", "LoRA 微调"),
-    ("inference", "推理"),
-    ("server platform not priced", "服务器平台无价格"),
-    ("per GPU", "每卡"),
-    ("needs", "需要"),
-    (" users", " 个用户"),
-    ("GPUs", "显卡"),
-]
+
+@functools.cache
+def _translations() -> tuple[dict[str, str], dict[str, str], tuple[tuple[str, str], ...]]:
+    """The Chinese for column names, whole cells and phrases inside cells (data/translations.csv).
+
+    Phrases keep the file's order, longest / most specific first, since each replaces the text
+    the ones before it left.
+    """
+    table = load_table("translations")
+    pairs = {kind: list(zip(rows["en"], rows["zh"])) for kind, rows in table.groupby("kind", sort=False)}
+    return dict(pairs.get("column", [])), dict(pairs.get("value", [])), tuple(pairs.get("phrase", []))
 
 
 def _zh_text(value: object) -> object:
     if not isinstance(value, str):
         return value
-    if value in ZH_VALUES:
-        return ZH_VALUES[value]
-    for en, zh in ZH_PHRASES:
+    _, values, phrases = _translations()
+    if value in values:
+        return values[value]
+    for en, zh in phrases:
         value = value.replace(en, zh)
     return value
 
@@ -217,24 +162,26 @@ def _performance() -> pd.DataFrame:
     return frame
 
 
-def _value(currency: str, as_of: str | None = None) -> pd.DataFrame:
-    inf = value_ranking("inference", currency, as_of, condition="any")
-    trn = value_ranking("training", currency, as_of, condition="any").set_index("gpu")
+def _value(currency: str, as_of: _dt.date | None = None) -> pd.DataFrame:
+    inf = value_ranking("inference", currency=currency, as_of=as_of, condition="any")
+    trn = value_ranking("training", currency=currency, as_of=as_of, condition="any").set_index("gpu")
+    day = inf.attrs.get("workload", {}).get("as_of") or str(as_of or _dt.date.today())
     frame = inf[["gpu", "score", "fits", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
     dates = [d for d in frame["price_date"] if d is not None]
     span = f"{min(dates)} to {max(dates)}" if dates else "none"
     frame.attrs["caption"] = (
-        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in "
-        f"data/prices.csv (new, used or estimate; the price_kind column says which). Price dates {span}; prices "
+        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price on or "
+        f"before {day} in data/prices.csv (new, used or estimate; the price_kind column says which). Price dates "
+        f"{span}; prices "
         "are not converted between currencies. Cards the inference workload fits come first (fits column), "
         "cards with no price last in each group."
     )
     frame.attrs["caption_zh"] = (
-        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中最新的价格（新卡、二手或估价，"
-        f"见“价格类型”列）。价格日期 {span}；不同币种之间不换算。推理负载装得下的显卡排在前面（见“是否装得下”列），"
-        "每组中没有价格的显卡排在最后。"
+        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中 {day} 当天或之前最新的价格"
+        f"（新卡、二手或估价，见“价格类型”列）。价格日期 {span}；不同币种之间不换算。"
+        "推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
     )
     return frame
 
@@ -273,7 +220,7 @@ def _training() -> pd.DataFrame:
         for precision in ("bf16-mixed", "bf16"):
             mem_at = {
                 c: training_memory(
-                    m, precision, batch=1, seq_len=2048, gpus=c, zero=3 if c > 1 else 0, recompute="full"
+                    m, precision=precision, batch=1, context=2048, gpus=c, zero=3 if c > 1 else 0, recompute="full"
                 )
                 for c in COUNTS
             }
@@ -287,11 +234,11 @@ def _training() -> pd.DataFrame:
                 row[card] = _count_for(mem_at, card)
             days = training_time(
                 m,
-                20 * m.params_total_b * 1e9 if m.params_total_b else 20 * 1e9,
                 "H100 SXM",
-                8,
+                tokens=20 * m.params_total_b * 1e9 if m.params_total_b else 20 * 1e9,
+                gpus=8,
                 precision="bf16",
-                recompute=True,
+                recompute="full",
             ).days
             row["days_8x_h100"] = days
             rows.append(row)
@@ -314,10 +261,10 @@ def _finetune_inference() -> pd.DataFrame:
     rows = []
     for size, name in SIZES.items():
         m = model(name)
-        inf = {f: inference_memory(m, f, context=4096) for f in ("fp16", "int8", "int4")}
-        lora = finetune_memory(m, "lora", gradient_checkpointing=True)
-        qlora = finetune_memory(m, "qlora", gradient_checkpointing=True)
-        full = finetune_memory(m, "full", gradient_checkpointing=True)
+        inf = {f: inference_memory(m, weights=f, context=4096) for f in ("fp16", "int8", "int4")}
+        lora = finetune_memory(m, method="lora", recompute="full")
+        qlora = finetune_memory(m, method="qlora", recompute="full")
+        full = finetune_memory(m, method="full", recompute="full")
         rows.append(
             {
                 "size": size,
@@ -348,7 +295,8 @@ def _finetune_inference() -> pd.DataFrame:
 
 
 def _users(label: str) -> str:
-    count = label.replace(" users", "")
+    """ "1 users" -> "1 user", "5 users" stays."""
+    count = label.split()[0]
     return f"{count} user" if count == "1" else f"{count} users"
 
 
@@ -362,7 +310,7 @@ def _configurations(lang: str) -> pd.DataFrame:
             today = "none meets the whole need"
         else:
             best = top.iloc[0]
-            today = f"{int(best['count'])} × {best['gpu']}"
+            today = f"{int(best['gpus'])} × {best['gpu']}"
             today += (
                 f", {best['build_price']:,.0f} CNY"
                 if best["platform_priced"]
@@ -377,8 +325,8 @@ def _configurations(lang: str) -> pd.DataFrame:
                     "source_build": f"{row.gpu_count} × {row.gpu}, {row.cpu}, {row.ram_gb:g} GB RAM, "
                     f"{row.disk_tb:g} TB",
                     "source_price_cny": row.price_cny,
-                    "check_min_users": f"{users[0].replace(' users', '')} users: {check[users[0]]}",
-                    "check_max_users": f"{users[1].replace(' users', '')} users: {check[users[1]]}",
+                    "check_min_users": f"{_users(users[0])}: {check[users[0]]}",
+                    "check_max_users": f"{_users(users[1])}: {check[users[1]]}",
                     "today": today,
                 }
             )
@@ -397,30 +345,34 @@ def _configurations(lang: str) -> pd.DataFrame:
     return frame
 
 
-def guide_tables(lang: str = "en", currency: str = "CNY", as_of: str | None = None) -> list[pd.DataFrame]:
+def guide_tables(lang: str = "en", *, currency: str = "CNY", as_of: str | _dt.date | None = None) -> list[pd.DataFrame]:
     """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels.
 
-    ``as_of`` (YYYY-MM-DD) prices the value table as of that date (default: the latest prices).
+    ``as_of`` (``YYYY-MM-DD`` or a :class:`datetime.date`) prices the value table with the latest
+    price on or before that day (default: today). Raises ValueError for an unknown ``lang`` or
+    ``currency`` or a malformed date.
     """
-    if lang not in TITLES:
-        raise ValueError(f"lang={lang!r} is not one of: en, zh")
-    if currency not in ("CNY", "USD"):
-        raise ValueError(f"currency={currency!r} is not one of: CNY, USD")
+    lang = checks.choice(lang, "lang", TITLES)
+    currency = checks.currency(currency)
+    day = None if as_of is None else checks.date(as_of, "as_of")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # contexts beyond a model's maximum are expected in sweeps
         tables = [
             _performance(),
-            _value(currency),
+            _value(currency, day),
             _parameters(),
             _training(),
             _finetune_inference(),
             _configurations(lang),
         ]
+    columns, _, _ = _translations()
+    if currency != "CNY":  # the Chinese headers say 元 (CNY) for "per 1,000"
+        columns = {en: zh.replace("每千元", "每千美元") for en, zh in columns.items()}
     out = []
     for table, title in zip(tables, TITLES[lang]):
         caption = table.attrs["caption_zh" if lang == "zh" else "caption"]
         if lang == "zh":
-            table = table.rename(columns=ZH)
+            table = table.rename(columns=columns)
             for column in table.columns:
                 if not pd.api.types.is_numeric_dtype(table[column]):
                     table[column] = table[column].map(_zh_text)
@@ -429,13 +381,17 @@ def guide_tables(lang: str = "en", currency: str = "CNY", as_of: str | None = No
     return out
 
 
-def style_table(table: pd.DataFrame, digits: int = 1, title: bool = True) -> Styler:
+def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> Styler:
     """A readable Styler for a guide table: title and caption, no index, numbers rounded, fixed id.
 
-    Text is HTML-escaped. ``title=False`` leaves the title out of the caption (when a page heading
-    already carries it).
+    Text is HTML-escaped. ``digits`` (0 to 12) is the decimals shown; ``title=False`` leaves the
+    title out of the caption (when a page heading already carries it).
     """
-    heading = table.attrs.get("title", "table")
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table must be a pandas DataFrame (one of guide_tables()), not {type(table).__name__}")
+    digits = checks.whole(digits, "digits", low=0)
+    title = checks.flag(title, "title")
+    heading = str(table.attrs.get("title", "table"))
     uid = "hwguide-" + hashlib.sha1(heading.encode("utf-8")).hexdigest()[:8]
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
 
@@ -445,7 +401,7 @@ def style_table(table: pd.DataFrame, digits: int = 1, title: bool = True) -> Sty
     text = [c for c in table.columns if c not in numeric]
     styler = table.style.set_uuid(uid).hide(axis="index").format(fmt, subset=numeric)
     styler = styler.format(escape="html", subset=text, na_rep="").format_index(escape="html", axis=1)
-    caption = f"<small>{html.escape(table.attrs.get('caption', ''))}</small>"
+    caption = f"<small>{html.escape(str(table.attrs.get('caption', '')))}</small>"
     if title:
         caption = f"<b>{html.escape(heading)}</b><br>{caption}"
     return styler.set_caption(caption).set_table_styles(

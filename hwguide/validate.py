@@ -20,10 +20,11 @@ from typing import Any
 
 import pandas as pd
 
+from . import checks
 from .architecture import param_count
 from .catalog import load_table, model
 from .gguf import gguf_file_bytes
-from .memory import finetune_memory, inference_memory, training_memory, weights_bytes
+from .memory import finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
 
 __all__ = ["RULES", "UNITS", "estimate", "validate"]
 
@@ -70,8 +71,8 @@ def estimate(row: dict[str, Any]) -> float:
     kind, compares, scope = row["kind"], row["compares"], row["scope"]
     if kind == "file_size":
         fmt = row["weights"]
-        if fmt.isupper():
-            return float(gguf_file_bytes(m, fmt, str(args.get("gguf_rules", "current"))))
+        if is_gguf(fmt):
+            return float(gguf_file_bytes(m, fmt, rules=str(args.get("gguf_rules", "current"))))
         return float(weights_bytes(m, fmt))
     if kind in ("decode_tps", "prefill_tps", "training_gpu_hours"):
         return _speed_estimate(row, m, args)
@@ -80,14 +81,14 @@ def estimate(row: dict[str, Any]) -> float:
         warnings.simplefilter("ignore")
         if kind == "inference_memory":
             mem = inference_memory(
-                m, row["weights"] or "fp16", row["kv_dtype"] or "fp16", batch, context,
-                row["engine"] or "transformers", args.get("gpus", 1), args.get("flash_attention", True),
-                args.get("cuda_context_mib"),
+                m, weights=row["weights"] or "fp16", kv=row["kv_dtype"] or "fp16", batch=batch, context=context,
+                engine=row["engine"] or "transformers", gpus=args.get("gpus", 1),
+                flash_attention=args.get("flash_attention", True), cuda_context_mib=args.get("cuda_context_mib"),
             )  # fmt: skip
             if "gguf_rules" in args:  # weights as the file's own llama.cpp version laid them out
                 from .gguf import gguf_tensor_bytes
 
-                tensors = gguf_tensor_bytes(m, row["weights"], str(args["gguf_rules"]))
+                tensors = gguf_tensor_bytes(m, row["weights"], rules=str(args["gguf_rules"]))
                 gpu_weights = sum(s for t, s, _ in tensors if t.kind not in ("embedding", "position"))
                 if compares == "weights":
                     return float(gpu_weights)
@@ -99,16 +100,17 @@ def estimate(row: dict[str, Any]) -> float:
         gpus = int(_value(row, "gpu_count", 1)) if scope == "per_gpu" else args.get("gpus", 1)
         if method == "full":
             mem = training_memory(
-                m, row.get("precision") or "bf16-mixed", row.get("optimizer") or "adamw", batch, context,
-                gpus, args.get("zero", 0), recompute=recompute, flash_attention=flash,
-                cuda_context_mib=context_mib,
+                m, precision=row.get("precision") or "bf16-mixed", optimizer=row.get("optimizer") or "adamw",
+                batch=batch, context=context, gpus=gpus, zero=args.get("zero", 0), recompute=recompute,
+                flash_attention=flash, cuda_context_mib=context_mib,
             )  # fmt: skip
         else:
             targets = _TARGETS.get(row.get("lora_targets") or "", row.get("lora_targets") or "all-linear")
             mem = finetune_memory(
-                m, method, int(_value(row, "lora_rank", 8)), targets, args.get("base"), batch, context,
-                recompute == "full", row.get("optimizer") or "adamw", flash, gpus, args.get("zero", 0),
-                cuda_context_mib=context_mib,
+                m, method=method, rank=int(_value(row, "lora_rank", 8)), targets=targets, weights=args.get("base"),
+                batch=batch, context=context, recompute="full" if recompute == "full" else "none",
+                optimizer=row.get("optimizer") or "adamw", flash_attention=flash, gpus=gpus,
+                zero=args.get("zero", 0), cuda_context_mib=context_mib,
             )  # fmt: skip
         return _pick(mem, compares, scope)
 
@@ -121,10 +123,10 @@ def _speed_estimate(row: dict[str, Any], m: Any, args: dict[str, Any]) -> float:
     weights = row.get("weights") or "fp16"
     batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 128))
     if row["kind"] == "decode_tps":
-        return decode_tokens_per_s(m, card, weights, batch, context, engine=engine)
+        return decode_tokens_per_s(m, card, weights=weights, batch=batch, context=context, engine=engine)
     if row["kind"] == "prefill_tps":
-        return batch * context / prefill_seconds(m, card, context, weights, batch, engine=engine)
-    return training_time(m, float(args["tokens"]), card).gpu_hours
+        return batch * context / prefill_seconds(m, card, context, weights=weights, batch=batch, engine=engine)
+    return training_time(m, card, tokens=float(args["tokens"])).gpu_hours
 
 
 def _nominal_bits(fmt: str) -> float | None:
@@ -145,7 +147,7 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
 
         card = gpu(row["gpu"])
         if kind == "decode_tps":  # the naive roofline: bandwidth / size of the weights
-            size = gguf_file_bytes(m, fmt) if fmt.isupper() else weights_bytes(m, fmt)
+            size = gguf_file_bytes(m, fmt) if is_gguf(fmt) else weights_bytes(m, fmt)
             out["bandwidth/size"] = card.bandwidth_gbs * 1e9 / size
         elif kind == "prefill_tps":
             out["peak/2P"] = peak_flops(card, "fp16") / (2 * param_count(m))
@@ -159,20 +161,21 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
     elif kind == "inference_memory" and compares in ("total", "torch"):
         if fmt in ("fp16", "bf16"):
             out["2GB/B"] = 2e9 * published
-        gguf = fmt.isupper()
+        gguf = is_gguf(fmt)
         out["x1.2"] = 1.2 * (gguf_file_bytes(m, fmt) if gguf else weights_bytes(m, fmt))
     elif kind in ("finetune_memory", "training_memory") and (row.get("method") or "full") == "full":
         out["x4"] = 4 * weights_bytes(m, "fp16")
     return out
 
 
-def validate(show: bool = True) -> pd.DataFrame:
+def validate(*, show: bool = True) -> pd.DataFrame:
     """Estimate every usable row of data/measurements.csv; print the report when ``show``.
 
     Returns one row per measurement with ``measured_gib``, ``hwguide_gib``, ``hwguide_err``
     (signed, a fraction of the measured value) and the same error for each rule of thumb.
     Excluded rows are listed with their reason.
     """
+    show = checks.flag(show, "show")
     table = load_table("measurements")
     records = []
     for row in table.to_dict("records"):

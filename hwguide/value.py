@@ -23,48 +23,59 @@ from typing import Any
 
 import pandas as pd
 
-from .catalog import GPU, gpus
-from .catalog import gpu as lookup_gpu
+from . import checks
+from .architecture import param_count
+from .catalog import GPU, gpus, lookup_engine, lookup_gpu, lookup_model
 from .catalog import prices as price_table
-from .memory import _choice, _engine, _num, inference_memory, training_memory
+from .memory import inference_memory, training_memory
 from .speed import decode_tokens_per_s, peak_flops
 
 __all__ = ["INFERENCE_WORKLOAD", "TRAINING_WORKLOAD", "compare", "decode_name", "rank_gpus", "value_ranking"]
 
 INFERENCE_WORKLOAD: dict[str, Any] = dict(model="Llama-3.1-8B", weights="fp16", context=4096, batch=32,
                                           engine="vllm")  # fmt: skip
-TRAINING_WORKLOAD: dict[str, Any] = dict(model="Qwen2.5-1.5B", batch=1, seq_len=2048, recompute="full",
+TRAINING_WORKLOAD: dict[str, Any] = dict(model="Qwen2.5-1.5B", batch=1, context=2048, recompute="full",
                                          engine="transformers")  # fmt: skip
 REFERENCE = "A100 SXM4 80GB"
 
 
 def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
-    single = decode_tokens_per_s(w["model"], card, w["weights"], 1, w["context"], engine=w["engine"])
-    many = decode_tokens_per_s(w["model"], card, w["weights"], w["batch"], w["context"], engine=w["engine"])
-    one_fits = inference_memory(w["model"], w["weights"], batch=1, context=w["context"], engine=w["engine"]).fits(card)
-    all_fit = inference_memory(w["model"], w["weights"], batch=w["batch"], context=w["context"],
-                               engine=w["engine"]).fits(card)  # fmt: skip
+    kw = dict(weights=w["weights"], context=w["context"], engine=w["engine"])
+    single = decode_tokens_per_s(w["model"], card, batch=1, **kw)
+    many = decode_tokens_per_s(w["model"], card, batch=w["batch"], **kw)
+    one_fits = inference_memory(w["model"], batch=1, **kw).fits(card)
+    all_fit = inference_memory(w["model"], batch=w["batch"], **kw).fits(card)
     fits = "yes" if all_fit else ("1 user only" if one_fits else "does not fit")
     return {"tokens_per_s_1_user": single, f"tokens_per_s_{w['batch']}_users": many,
             "raw": math.sqrt(single * many), "fits": fits}  # fmt: skip
 
 
 def _score_training(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
-    from .architecture import param_count
-    from .memory import _model
-
-    m = _model(w["model"])
+    m = lookup_model(w["model"], "workload")
     precision = "bf16" if card.bf16_tflops else "fp16"
-    mfu = _num(_engine(w["engine"]).get("training_mfu"), 0.4)
+    mfu = lookup_engine(w["engine"], "workload").training_mfu or 0.4
     tokens_per_s = peak_flops(card, precision) * mfu / (6 * param_count(m))
-    fits = training_memory(m, batch=w["batch"], seq_len=w["seq_len"], recompute=w.get("recompute", "none"),
+    fits = training_memory(m, batch=w["batch"], context=w["context"], recompute=w.get("recompute", "none"),
                            precision="bf16-mixed" if precision == "bf16" else "fp16-mixed").fits(card)  # fmt: skip
     return {"precision": precision, "training_tokens_per_s": tokens_per_s, "raw": tokens_per_s,
             "fits": "yes" if fits else "does not fit"}  # fmt: skip
 
 
+def _workload(task: str, workload: object) -> dict[str, Any]:
+    base = INFERENCE_WORKLOAD if task == "inference" else TRAINING_WORKLOAD
+    if workload is None:
+        return dict(base)
+    if not isinstance(workload, Mapping):
+        raise ValueError(f"workload must be a dict such as dict(model='Qwen2.5-7B'), not {workload!r}")
+    unknown = sorted(set(workload) - set(base))
+    if unknown:
+        raise ValueError(f"workload: unknown keys {unknown}; use {sorted(base)}")
+    return {**base, **workload}
+
+
 def rank_gpus(
     task: str = "inference",
+    *,
     workload: Mapping[str, Any] | None = None,
     reference: str = REFERENCE,
     cards: list[str] | None = None,
@@ -76,24 +87,26 @@ def rank_gpus(
     with the reason instead of a score. The ``fits`` column says whether the workload fits the
     card's memory (10% headroom).
     """
-    task = _choice(task, "task", ("inference", "training"))
-    base = INFERENCE_WORKLOAD if task == "inference" else TRAINING_WORKLOAD
-    w = {**base, **(workload or {})}
+    task = checks.choice(task, "task", ("inference", "training"))
+    w = _workload(task, workload)
     scorer = _score_inference if task == "inference" else _score_training
-    names = cards or list(gpus()["name"])
+    names = checks.names(cards, "cards") if cards is not None else list(gpus()["name"])
+    chosen = [lookup_gpu(name, "cards") for name in names]
+    ref_card = lookup_gpu(reference, "reference")
+    try:
+        ref_raw = scorer(ref_card, w)["raw"]
+    except ValueError as err:
+        raise ValueError(f"reference={reference!r} cannot be scored: {err}") from None
     rows = []
-    for name in names:
-        card = lookup_gpu(name)
+    for card in chosen:
         try:
             rows.append({"gpu": card.name, **scorer(card, w), "note": ""})
         except ValueError as err:
             rows.append({"gpu": card.name, "raw": math.nan, "fits": "", "note": str(err)})
-    ref = lookup_gpu(reference).name
-    ref_raw = scorer(lookup_gpu(ref), w)["raw"]
     frame = pd.DataFrame(rows)
     frame.insert(1, "score", 100 * frame.pop("raw") / ref_raw)
     frame = frame.sort_values("score", ascending=False, na_position="last").reset_index(drop=True)
-    frame.attrs["workload"] = dict(w, task=task, reference=ref)
+    frame.attrs["workload"] = dict(w, task=task, reference=ref_card.name)
     return frame
 
 
@@ -102,27 +115,37 @@ _CONDITION_KINDS = {
     "used": ("street-used", "estimate-used"),
     "any": ("street-new", "street-used", "estimate-new", "estimate-used", "msrp"),
 }
+PRICE_COLUMNS = ("gpu", "date", "currency", "amount", "kind")
 
 
-def _prices(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) -> pd.DataFrame:
+def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) -> pd.DataFrame:
+    """The price observations to use: the catalog's, or yours as a {gpu: amount} dict in ``currency``
+    (dated today) or a DataFrame shaped like data/prices.csv."""
     if prices is None:
         return price_table()
     if isinstance(prices, Mapping):
+        if not prices:
+            raise ValueError("prices is empty: give {gpu: amount} pairs, or leave prices=None for the catalog's")
         rows = []
         for name, amount in prices.items():
-            if not isinstance(amount, (int, float)) or not amount > 0:
-                raise ValueError(f"prices[{name!r}] must be a positive amount, not {amount!r}")
-            rows.append({"gpu": lookup_gpu(name).name, "date": _dt.date.today(), "currency": currency,
-                         "amount": float(amount), "kind": "street-new", "region": "user",
-                         "source": "your price", "notes": ""})  # fmt: skip
+            card = lookup_gpu(name, "prices")
+            amount = checks.number(amount, f"prices[{name!r}]", open_low=True, high=1e12, unit=currency)
+            rows.append({"gpu": card.name, "date": _dt.date.today(), "currency": currency, "amount": amount,
+                         "kind": "street-new", "region": "user", "source": "your price", "notes": ""})  # fmt: skip
         return pd.DataFrame(rows)
-    frame = prices.copy()
-    if (frame["amount"] <= 0).any():
-        raise ValueError("prices: every amount must be positive")
-    return frame
+    if isinstance(prices, pd.DataFrame):
+        missing = [c for c in PRICE_COLUMNS if c not in prices.columns]
+        if missing:
+            raise ValueError(f"prices: the DataFrame lacks columns {missing}; shape it like data/prices.csv")
+        frame = prices.copy()
+        frame["gpu"] = [lookup_gpu(n, "prices").name for n in frame["gpu"]]
+        frame["date"] = [checks.date(d, "prices date") for d in frame["date"]]
+        frame["amount"] = [checks.number(a, "prices amount", open_low=True, high=1e12) for a in frame["amount"]]
+        return frame
+    raise ValueError(f"prices must be a {{gpu: amount}} dict or a DataFrame like data/prices.csv, not {prices!r}")
 
 
-def _latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt.date | None = None) -> pd.DataFrame:
+def latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt.date | None = None) -> pd.DataFrame:
     """Each card's chosen price row (indexed by gpu): in ``currency``, the first kind in
     ``_CONDITION_KINDS[condition]`` it has, latest date first; only dates on or before ``as_of``."""
     kinds = _CONDITION_KINDS[condition]
@@ -136,6 +159,7 @@ def _latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _d
 
 def value_ranking(
     task: str = "inference",
+    *,
     currency: str = "CNY",
     as_of: str | _dt.date | None = None,
     prices: pd.DataFrame | Mapping[str, float] | None = None,
@@ -145,19 +169,20 @@ def value_ranking(
 ) -> pd.DataFrame:
     """Cards ranked by score per 1,000 units of ``currency`` (CNY or USD).
 
-    The price of each card is its latest observation on or before ``as_of`` (default: today) in
-    ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new, then
-    the launch MSRP), "used" (street-used, estimate-used) or "any". Cards the workload does not fit
-    rank after those it fits (the ``fits`` column says which). Pass ``prices`` as a
+    The price of each card is its latest observation on or before ``as_of`` (YYYY-MM-DD; default:
+    today) in ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new,
+    then the launch MSRP), "used" (street-used, estimate-used) or "any". Cards the workload does not
+    fit rank after those it fits (the ``fits`` column says which). Pass ``prices`` as a
     {gpu: amount} dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no
     such price are kept, marked "no price", at the bottom. Prices are not converted between
     currencies.
     """
-    currency = _choice(currency, "currency", ("CNY", "USD"))
-    condition = _choice(condition, "condition", _CONDITION_KINDS)
-    day = _dt.date.fromisoformat(as_of) if isinstance(as_of, str) else (as_of or _dt.date.today())
-    ranking = rank_gpus(task, workload, reference)
-    chosen = _latest_prices(_prices(prices, currency), currency, condition, day)
+    currency = checks.currency(currency)
+    condition = checks.choice(condition, "condition", _CONDITION_KINDS)
+    day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
+    table = price_rows(prices, currency)
+    ranking = rank_gpus(task, workload=workload, reference=reference)
+    chosen = latest_prices(table, currency, condition, day)
     rows = []
     for row in ranking.itertuples():
         price = chosen.loc[row.gpu] if row.gpu in chosen.index else None
@@ -204,9 +229,9 @@ COMPARE_ROWS = [
 ]  # fmt: skip
 
 
-def compare(a: str, b: str) -> pd.DataFrame:
+def compare(a: str | GPU, b: str | GPU) -> pd.DataFrame:
     """Every parameter of cards ``a`` and ``b`` side by side, with the ratio b/a and what it means."""
-    ga, gb = lookup_gpu(a), lookup_gpu(b)
+    ga, gb = lookup_gpu(a, "a"), lookup_gpu(b, "b")
     rows = []
     for column, meaning in COMPARE_ROWS:
         va, vb = getattr(ga, column), getattr(gb, column)
@@ -230,7 +255,7 @@ def decode_name(name: str) -> dict[str, str]:
     The facts come from the catalog row (architecture, memory, form factor, market); the name is
     split into the parts NVIDIA's naming uses.
     """
-    g = lookup_gpu(name)
+    g = lookup_gpu(name, "name")
     parts: dict[str, str] = {
         "name": g.name,
         "architecture": g.architecture,

@@ -3,22 +3,26 @@
 Each calculator is a ``*_report`` function (pure: inputs in, a DataFrame or figure out, unit
 tested without a browser) and a ``*_calculator`` function that lays out controls and calls the
 report on every change. Bad or impossible input shows a short message in the output area,
-never a traceback. Every control has a ``description``, each calculator the CSS class ``hwguide-calc-<name>`` and its
-output area ``hwguide-output``, so browser tests can find them.
+never a traceback, and a warning the report raises (a context beyond the model's maximum, say)
+shows as a short note, never with a file path. The reports take keyword arguments only, named as
+in the glossary of docs/api.md, and the calculators' controls use the same keys. Every control has
+a ``description``, each calculator the CSS class ``hwguide-calc-<name>`` and its output area
+``hwguide-output``, so browser tests can find them.
 """
 
 from __future__ import annotations
 
 import html
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
 import pandas as pd
-from IPython.display import HTML, display
+from IPython.display import HTML
 
-from . import charts
-from .catalog import gpus, interconnects, models
+from . import charts, checks
+from .catalog import gpus, interconnects, lookup_model, models
 from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
 from .planner import recommend
 from .speed import arithmetic_intensity, decode_tokens_per_s, prefill_seconds
@@ -28,6 +32,7 @@ __all__ = [
     "compare_calculator",
     "compare_report",
     "error_message",
+    "note_message",
     "finetune_calculator",
     "finetune_report",
     "interconnect_calculator",
@@ -53,19 +58,62 @@ def error_message(err: Exception) -> HTML:
     return HTML(f'<p class="hwguide-error" style="color:#b00020"><b>Check the input:</b> {html.escape(text)}</p>')
 
 
-def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget], title: str,
-                name: str) -> widgets.VBox:  # fmt: skip
-    def update(**kwargs: Any) -> None:
+def note_message(message: warnings.WarningMessage | Warning | str) -> HTML:
+    """The short note a calculator shows for a warning: its first line, escaped, without file or line."""
+    if isinstance(message, warnings.WarningMessage):
+        message = message.message
+    text = str(message).splitlines()[0] if str(message) else type(message).__name__
+    return HTML(f'<p class="hwguide-note" style="color:#8a5a00"><b>Note:</b> {html.escape(text)}</p>')
+
+
+def _outputs(report: Callable[..., Any], kwargs: dict[str, Any]) -> list[Any]:
+    """What a calculator shows for one input: a note per warning, then the result or a short message.
+
+    Only bad input (ValueError, LookupError) becomes a message; any other exception is a bug in
+    the kit and propagates.
+    """
+    shown: list[Any] = []
+    error: Exception | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # a warning seen before is still news for this input
         try:
             result = report(**kwargs)
-        except (ValueError, LookupError, TypeError) as err:
-            display(error_message(err))
-            return
-        for item in result if isinstance(result, tuple) else (result,):
-            display(item)
+        except (ValueError, LookupError) as err:
+            error = err
+    shown += [note_message(text) for text in dict.fromkeys(str(w.message) for w in caught)]
+    if error is not None:
+        return [*shown, error_message(error)]
+    return shown + list(result if isinstance(result, tuple) else (result,))
 
-    out = widgets.interactive_output(update, controls)
+
+def _bundle(item: Any) -> dict[str, Any]:
+    """One display_data output for an Output widget, formatted as the notebook would format it."""
+    from IPython import get_ipython
+    from IPython.core.formatters import DisplayFormatter
+
+    shell = get_ipython()
+    formatter = shell.display_formatter if shell is not None else DisplayFormatter()
+    data, metadata = formatter.format(item)
+    return {"output_type": "display_data", "data": data, "metadata": metadata}
+
+
+def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget], title: str,
+                name: str) -> widgets.VBox:  # fmt: skip
+    """Controls, and an output area that shows ``report(**values of the controls)`` after each change.
+
+    The output area's ``outputs`` are set directly (not captured from ``display``), so they are the
+    same in a notebook, in Voilà and in a test without a kernel.
+    """
+    out = widgets.Output()
     out.add_class("hwguide-output")
+
+    def update(change: Any = None) -> None:
+        kwargs = {key: control.value for key, control in controls.items()}
+        out.outputs = tuple(_bundle(item) for item in _outputs(report, kwargs))
+
+    for control in controls.values():
+        control.observe(update, "value")
+    update()
     header = widgets.HTML(f"<b>{html.escape(title)}</b>")
     box = widgets.VBox([header, *controls.values(), out])
     box.add_class(f"hwguide-calc-{name}")  # a stable handle for browser tests and custom CSS
@@ -109,10 +157,10 @@ def _fit_line(mem: Any, card: str, count: int) -> HTML:
 # ----- inference memory -------------------------------------------------------------------------
 
 
-def vram_report(model: str, weights: str, kv: str, batch: int, context: int, engine: str, card: str,
+def vram_report(*, model: str, weights: str, kv: str, batch: int, context: int, engine: str, card: str,
                 gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
     """Inference memory, part by part, and whether it fits ``gpus`` × ``card``."""
-    mem = inference_memory(model, weights, kv, batch, context, engine, gpus)
+    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
     return _fit_line(mem, card, gpus), _memory_frame(mem)
 
 
@@ -134,10 +182,11 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
 # ----- fine-tuning and training memory ----------------------------------------------------------
 
 
-def finetune_report(model: str, method: str, rank: int, seq_len: int, batch: int, checkpointing: bool,
+def finetune_report(*, model: str, method: str, rank: int, context: int, batch: int, recompute: str,
                     card: str, gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
-    """Fine-tuning memory (full, LoRA, QLoRA), part by part, and whether it fits."""
-    mem = finetune_memory(model, method, rank, batch=batch, seq_len=seq_len, gradient_checkpointing=checkpointing,
+    """Fine-tuning memory (full, LoRA, QLoRA), part by part, and whether it fits (ZeRO-3 on several GPUs)."""
+    gpus = checks.whole(gpus, "gpus")
+    mem = finetune_memory(model, method=method, rank=rank, batch=batch, context=context, recompute=recompute,
                           gpus=gpus, zero=3 if gpus > 1 else 0)  # fmt: skip
     return _fit_line(mem, card, gpus), _memory_frame(mem)
 
@@ -148,19 +197,20 @@ def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> 
         "model": _dropdown("Model", _model_names(), model),
         "method": _dropdown("Method", ["full", "lora", "qlora"], "qlora"),
         "rank": _int("LoRA rank", 16, 1, 1024),
-        "seq_len": _int("Sequence", 2048, 1, 1_000_000),
+        "context": _int("Context", 2048, 1, 1_000_000),
         "batch": _int("Batch", 1, 1, 1024),
-        "checkpointing": widgets.Checkbox(description="Gradient checkpointing", value=True, style=_STYLE),
+        "recompute": _dropdown("Recompute", ["none", "selective", "full"], "full"),
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
     }
     return _calculator(finetune_report, controls, "Fine-tuning memory (GiB)", "finetune")
 
 
-def training_report(model: str, precision: str, optimizer: str, seq_len: int, batch: int, gpus: int, zero: int,
+def training_report(*, model: str, precision: str, optimizer: str, context: int, batch: int, gpus: int, zero: int,
                     recompute: str, card: str) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
     """Training memory with ZeRO sharding and recomputation, part by part, and whether it fits."""
-    mem = training_memory(model, precision, optimizer, batch, seq_len, gpus, zero, recompute=recompute)
+    mem = training_memory(model, precision=precision, optimizer=optimizer, batch=batch, context=context, gpus=gpus,
+                          zero=zero, recompute=recompute)  # fmt: skip
     return _fit_line(mem, card, gpus), _memory_frame(mem)
 
 
@@ -172,7 +222,7 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
         "model": _dropdown("Model", _model_names(), model),
         "precision": _dropdown("Precision", list(PRECISIONS), "bf16-mixed"),
         "optimizer": _dropdown("Optimizer", list(OPTIMIZERS), "adamw"),
-        "seq_len": _int("Sequence", 2048, 1, 1_000_000),
+        "context": _int("Context", 2048, 1, 1_000_000),
         "batch": _int("Micro-batch", 1, 1, 1024),
         "gpus": _int("GPUs", 8, 1, 4096),
         "zero": widgets.Dropdown(
@@ -187,17 +237,18 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
 # ----- speed ------------------------------------------------------------------------------------
 
 
-def speed_report(model: str, card: str, weights: str, batch: int, context: int, gpus: int,
+def speed_report(*, model: str, card: str, weights: str, batch: int, context: int, gpus: int,
                  engine: str) -> pd.DataFrame:  # fmt: skip
     """Decode speed (aggregate and per user) and time to first token for a few prompt lengths."""
-    total = decode_tokens_per_s(model, card, weights, batch, context, gpus, engine)
+    total = decode_tokens_per_s(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine)
     rows = [
         {"quantity": "decode, all users (tokens/s)", "value": total},
         {"quantity": "decode, per user (tokens/s)", "value": total / batch},
     ]
     for prompt in (512, 2048, 8192):
         rows.append({"quantity": f"time to first token, {prompt:,}-token prompt (s)",
-                     "value": prefill_seconds(model, card, prompt, weights, 1, gpus, engine)})  # fmt: skip
+                     "value": prefill_seconds(model, card, prompt, weights=weights, batch=1, gpus=gpus,
+                                              engine=engine)})  # fmt: skip
     return pd.DataFrame(rows).round(3)
 
 
@@ -218,12 +269,12 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
 def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", "H100 SXM")) -> widgets.VBox:
     """Roofline explorer: pick cards, a precision and a workload; see which limit binds."""
 
-    def report(cards: tuple[str, ...], precision: str, model: str, batch: int, context: int) -> Any:
+    def report(*, cards: tuple[str, ...], precision: str, model: str, batch: int, context: int) -> Any:
         marks = {
-            f"decode, batch {batch}": arithmetic_intensity(model, "decode", batch, context),
-            f"prefill {context:,} tokens": arithmetic_intensity(model, "prefill", 1, context),
+            f"decode, batch {batch}": arithmetic_intensity(model, "decode", batch=batch, context=context),
+            f"prefill {context:,} tokens": arithmetic_intensity(model, "prefill", batch=1, context=context),
         }
-        return charts.roofline(list(cards) or ["RTX 4090"], precision, marks)
+        return charts.roofline(list(cards) or ["RTX 4090"], precision=precision, intensities=marks)
 
     controls = {
         "cards": widgets.SelectMultiple(
@@ -237,18 +288,18 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
     return _calculator(report, controls, "Roofline", "roofline")
 
 
-def interconnect_report(model: str, gpus: int) -> pd.DataFrame:
-    """Time to all-reduce one set of 16-bit gradients of ``model`` over ``gpus`` GPUs, per link."""
+def interconnect_report(*, model: str, gpus: int) -> pd.DataFrame:
+    """Time to all-reduce one set of 16-bit gradients of ``model`` over ``gpus`` (at least 2) GPUs, per link."""
     from .architecture import param_count
-    from .memory import _model
     from .speed import allreduce_seconds
 
-    grads = 2 * param_count(_model(model))
+    gpus = checks.whole(gpus, "gpus", low=2)
+    grads = 2 * param_count(lookup_model(model, "model"))
     rows = []
     for name, kind in zip(interconnects()["name"], interconnects()["kind"]):
         if gpus > 2 and "bridge" in name.lower():
             continue  # NVLink bridges join two cards
-        rows.append({"link": name, "kind": kind, "seconds": allreduce_seconds(grads, gpus, name)})
+        rows.append({"link": name, "kind": kind, "seconds": allreduce_seconds(grads, gpus=gpus, link=name)})
     frame = pd.DataFrame(rows).sort_values("seconds")
     frame["gradients_gib"] = grads / GIB
     return frame.round(3)
@@ -262,7 +313,7 @@ def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
     )
 
 
-def compare_report(a: str, b: str) -> pd.DataFrame:
+def compare_report(*, a: str, b: str) -> pd.DataFrame:
     """Two cards side by side (see :func:`hwguide.compare`)."""
     return compare(a, b)
 
@@ -273,17 +324,17 @@ def compare_calculator(a: str = "RTX 3090", b: str = "RTX 4090") -> widgets.VBox
     return _calculator(compare_report, controls, "Compare two GPUs", "compare")
 
 
-def planner_report(model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
+def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
                    currency: str, modded: bool) -> pd.DataFrame:  # fmt: skip
     """The five best builds for an inference (+ optional fine-tuning) need within a budget."""
     finetune = None if method == "none" else dict(model=model, method=method)
     plan = recommend(inference=dict(model=model, weights=weights, users=users, tokens_per_s=tokens_per_s or None),
                      finetune=finetune, budget=budget or None, currency=currency,
-                     gpus=None if modded else dict(modded=False))  # fmt: skip
+                     cards=None if checks.flag(modded, "modded") else dict(modded=False))  # fmt: skip
     if plan.builds.empty:
         reasons = plan.failed["status"].value_counts().to_dict()
         raise ValueError(f"no build meets this need within the budget ({reasons})")
-    columns = ["gpu", "count", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
+    columns = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
     return plan.builds[columns].head(5).round(1)
 
 

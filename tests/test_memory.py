@@ -65,12 +65,12 @@ def test_lora_trainable_parameters_match_peft():
     trainable = lora_params(m, rank=8, targets=["q_proj", "v_proj"])
     assert trainable == 4_194_304
     assert trainable + param_count(m) == 6_742_609_920
-    assert lora_params(m, 8, "qv") == trainable
+    assert lora_params(m, rank=8, targets="qv") == trainable
 
 
 def test_kv_cache_llama_7b_is_1024_mib():
     # llama.cpp PR #2325 log: "kv self size = 1024.00 MB" for LLaMA-7B, n_ctx 2048, f16
-    assert kv_cache_bytes(hg.model("Llama-2-7B"), 2048, 1, "fp16") == 1024 * MIB
+    assert kv_cache_bytes(hg.model("Llama-2-7B"), 2048, batch=1, kv="fp16") == 1024 * MIB
 
 
 def test_kv_cache_uses_kv_heads_not_hidden_size():
@@ -89,15 +89,15 @@ def test_kv_cache_sliding_window_caps_tokens():
 
 def test_kv_cache_mla_caches_the_latent():
     # DeepSeek-V2/V3: (kv_lora_rank 512 + rope 64) values per token and layer
-    assert kv_cache_bytes("DeepSeek-V3", 1, dtype="bf16") == 61 * 576 * 2
+    assert kv_cache_bytes("DeepSeek-V3", 1, kv="bf16") == 61 * 576 * 2
 
 
 def test_kv_cache_dtypes():
     m = hg.model("Llama-3.1-8B")
     fp16 = kv_cache_bytes(m, 4096)
-    assert kv_cache_bytes(m, 4096, dtype="fp8") == fp16 / 2
-    assert kv_cache_bytes(m, 4096, dtype="q8_0") == fp16 / 2 * 34 / 32
-    assert kv_cache_bytes(m, 4096, dtype="q4_0") == fp16 / 2 * 18 / 32
+    assert kv_cache_bytes(m, 4096, kv="fp8") == fp16 / 2
+    assert kv_cache_bytes(m, 4096, kv="q8_0") == fp16 / 2 * 34 / 32
+    assert kv_cache_bytes(m, 4096, kv="q4_0") == fp16 / 2 * 18 / 32
     assert kv_cache_bytes(m, 4096, batch=3) == 3 * fp16
 
 
@@ -156,23 +156,25 @@ def test_activations_reproduce_korthikanti():
     m = hg.model("GPT-3-175B")
     s, b, h, a = 2048, 1, 12288, 96
     per_layer = s * b * h * (34 + 5 * a * s / h)
-    assert activation_bytes(m, s, b, flash_attention=False) == pytest.approx(96 * per_layer, rel=1e-9)
+    assert activation_bytes(m, s, batch=b, flash_attention=False) == pytest.approx(96 * per_layer, rel=1e-9)
     # selective recomputation (or flash attention) keeps 34·s·b·h plus the fp32 softmax statistics
-    assert activation_bytes(m, s, b, recompute="selective") == pytest.approx(96 * (34 * s * h + 4 * a * s), rel=1e-9)
+    assert activation_bytes(m, s, batch=b, recompute="selective") == pytest.approx(
+        96 * (34 * s * h + 4 * a * s), rel=1e-9
+    )
     # tensor + sequence parallelism divide by t
-    assert activation_bytes(m, s, b, flash_attention=False, tp=8) == pytest.approx(96 * per_layer / 8, rel=1e-9)
+    assert activation_bytes(m, s, batch=b, flash_attention=False, tp=8) == pytest.approx(96 * per_layer / 8, rel=1e-9)
     # full recomputation keeps each layer's input (2·s·b·h) and one layer while recomputing
-    full = activation_bytes(m, s, b, flash_attention=False, recompute="full")
+    full = activation_bytes(m, s, batch=b, flash_attention=False, recompute="full")
     assert full == pytest.approx(96 * 2 * s * h + per_layer, rel=1e-9)
 
 
 def test_lora_keeps_the_activations_and_drops_the_states():
     m = hg.model("Llama-3.1-8B")
-    full = finetune_memory(m, "full")
-    lora = finetune_memory(m, "lora", rank=16)
+    full = finetune_memory(m, method="full")
+    lora = finetune_memory(m, method="lora", rank=16)
     assert lora.per_gpu["optimizer_states"] < full.per_gpu["optimizer_states"] / 100
     assert lora.per_gpu["activations"] >= full.per_gpu["activations"]  # activations do not shrink
-    qlora = finetune_memory(m, "qlora")
+    qlora = finetune_memory(m, method="qlora")
     assert qlora.per_gpu["weights"] < lora.per_gpu["weights"] / 2.5
 
 
@@ -210,13 +212,13 @@ def test_memory_result_fits_and_frames():
         (lambda: inference_memory("Llama-2-7B", weights="q4km"), "weights"),
         (lambda: inference_memory("Llama-2-7B", kv="fp12"), "kv"),
         (lambda: inference_memory("Llama-2-7B", engine="ollamaa"), "llama.cpp"),
-        (lambda: training_memory("Llama-2-7B", zero=4), "ZeRO stage"),
+        (lambda: training_memory("Llama-2-7B", zero=4), "zero"),
         (lambda: training_memory("Llama-2-7B", optimizer="adam_w"), "adamw"),
         (lambda: training_memory("Llama-2-7B", precision="fp16-mix"), "fp16-mixed"),
         (lambda: training_memory("Llama-2-7B", gpus=6, tp=4), "multiple"),
         (lambda: finetune_memory("Llama-2-7B", method="dora"), "full, lora, qlora"),
         (lambda: finetune_memory("Llama-2-7B", targets=["q_porj"]), "q_proj"),
-        (lambda: kv_cache_bytes("Llama-2-7B", -5), "tokens"),
+        (lambda: kv_cache_bytes("Llama-2-7B", -5), "context"),
     ],
 )
 def test_bad_input_names_the_argument_and_choices(call, message):

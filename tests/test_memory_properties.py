@@ -47,7 +47,8 @@ settings.load_profile("kit")
 def test_inference_never_raises_inside_the_domain(model, weights, kv, batch, context, gpus, engine, flash):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mem = inference_memory(model, weights, kv, batch, context, engine, gpus, flash)
+        mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus,
+                               flash_attention=flash)  # fmt: skip
     assert mem.per_gpu_bytes > 0 and all(v >= 0 for v in mem.parts.values())
 
 
@@ -70,7 +71,17 @@ def test_training_never_raises_inside_the_domain(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         mem = training_memory(
-            model, precision, optimizer, batch, seq, dp * tp * pp, zero, tp, pp, recompute, offload=offload
+            model,
+            precision=precision,
+            optimizer=optimizer,
+            batch=batch,
+            context=seq,
+            gpus=dp * tp * pp,
+            zero=zero,
+            tp=tp,
+            pp=pp,
+            recompute=recompute,
+            offload=offload,
         )
     assert mem.per_gpu_bytes > 0 and all(v >= 0 for v in mem.per_gpu.values())
 
@@ -81,12 +92,12 @@ def test_training_never_raises_inside_the_domain(
     rank=st.integers(1, 256),
     targets=st.sampled_from(["all-linear", "attention", "qv"]),
     seq=st.integers(1, 16384),
-    checkpointing=st.booleans(),
+    recompute=st.sampled_from(["none", "selective", "full"]),
 )
-def test_finetune_never_raises_inside_the_domain(model, method, rank, targets, seq, checkpointing):
+def test_finetune_never_raises_inside_the_domain(model, method, rank, targets, seq, recompute):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        mem = finetune_memory(model, method, rank, targets, seq_len=seq, gradient_checkpointing=checkpointing)
+        mem = finetune_memory(model, method=method, rank=rank, targets=targets, context=seq, recompute=recompute)
     assert mem.per_gpu_bytes > 0
 
 
@@ -97,8 +108,8 @@ def test_memory_grows_with_context_and_batch(model, context, extra, batch):
         base = inference_memory(model, batch=batch, context=context).per_gpu_bytes
         assert inference_memory(model, batch=batch, context=context + extra).per_gpu_bytes >= base
         assert inference_memory(model, batch=batch + 1, context=context).per_gpu_bytes >= base
-        train = training_memory(model, seq_len=context % 8192 + 1, batch=batch).per_gpu_bytes
-        assert training_memory(model, seq_len=context % 8192 + 1, batch=batch + 1).per_gpu_bytes > train
+        train = training_memory(model, context=context % 8192 + 1, batch=batch).per_gpu_bytes
+        assert training_memory(model, context=context % 8192 + 1, batch=batch + 1).per_gpu_bytes > train
 
 
 @given(model=SMALL)
@@ -112,5 +123,5 @@ def test_memory_grows_with_bits(model):
 
 @given(model=SMALL, n=st.sampled_from([1, 2, 4, 8, 16]))
 def test_zero3_per_gpu_memory_shrinks_with_more_gpus(model, n):
-    per = [training_memory(model, gpus=g, zero=3, seq_len=512).per_gpu_bytes for g in (n, 2 * n)]
+    per = [training_memory(model, gpus=g, zero=3, context=512).per_gpu_bytes for g in (n, 2 * n)]
     assert per[1] < per[0]

@@ -157,9 +157,12 @@ def test_from_hf_config_gpt2_style_keys():
     ("change", "message"),
     [
         (dict(num_hidden_layers=None), "layer count"),
-        (dict(hidden_size=0), "greater than 0"),
-        (dict(num_attention_heads=32.5), "whole number"),
+        (dict(hidden_size=0), r"hidden_size=0 is outside 1\.\.262,144"),
+        (dict(num_attention_heads=32.5), "num_attention_heads must be a whole number"),
         (dict(num_key_value_heads=5), "do not divide"),
+        (dict(num_hidden_layers=10**7), r"config.json: num_hidden_layers=10000000 is outside 1\.\.1,024"),
+        (dict(num_key_value_heads=0), "num_key_value_heads=0"),
+        (dict(tie_word_embeddings="no"), "tie_word_embeddings"),
     ],
 )
 def test_from_hf_config_bad_configs(change, message):
@@ -188,3 +191,52 @@ def test_every_config_parses():
     index = hg.load_table("models")
     for name in index["name"]:
         assert hg.model(name).layers > 0
+
+
+def test_param_count_and_tensors_take_a_model_or_a_name():
+    m = hg.model("Mixtral-8x7B")
+    assert hg.param_count("Mixtral-8x7B") == hg.param_count(m) == sum(t.size * t.count for t in hg.tensors(m))
+    assert hg.param_count("mixtral 8x7b", active=True) == hg.param_count(m, active=True) < hg.param_count(m)
+    assert hg.tensors("Mixtral-8x7B") == hg.tensors(m)
+    with pytest.raises(LookupError, match="model"):
+        hg.param_count("Mixtral-9x7B")
+    with pytest.raises(LookupError, match="model"):
+        hg.tensors("no such model")
+
+
+@pytest.mark.parametrize("active", ["yes", 1, None, "False"])
+def test_param_count_active_must_be_a_bool(active):
+    with pytest.raises(ValueError, match="active must be True or False"):
+        hg.param_count("Llama-2-7B", active=active)
+
+
+def test_param_count_active_is_keyword_only():
+    with pytest.raises(TypeError):
+        hg.param_count("Llama-2-7B", True)
+
+
+def test_gguf_functions_take_weights_and_keyword_rules():
+    from hwguide.gguf import gguf_tensor_bytes, gguf_tensor_types
+
+    m = hg.model("Llama-2-7B")
+    assert hg.gguf_file_bytes("Llama-2-7B", "Q4_K_M") == hg.gguf_file_bytes(m, "q4_k_m")
+    assert hg.gguf_file_bytes(m, "Q4_K_M", rules="2023") == pytest.approx(4_081_004_224, rel=1e-5)
+    assert [k for _, k in gguf_tensor_types("Llama-2-7B", "Q8_0")] == [k for _, _, k in gguf_tensor_bytes(m, "Q8_0")]
+    with pytest.raises(TypeError):
+        hg.gguf_file_bytes(m, "Q4_K_M", "2023")  # rules is keyword-only
+
+
+@pytest.mark.parametrize(
+    ("weights", "rules", "message"),
+    [
+        ("Q4_K_X", "current", r"weights='Q4_K_X' is not one of: F16.*Did you mean Q4_K_S, Q4_K_M"),
+        ("fp16", "current", "Did you mean F16"),
+        (4, "current", "weights=4"),
+        (None, "current", "weights=None"),
+        ("Q4_K_M", "2024", r"rules='2024' is not one of: current, 2023"),
+        ("Q4_K_M", None, "rules=None"),
+    ],
+)
+def test_gguf_bad_weights_or_rules(weights, rules, message):
+    with pytest.raises(ValueError, match=message):
+        hg.gguf_file_bytes("Llama-2-7B", weights, rules=rules)

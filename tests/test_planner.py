@@ -23,7 +23,9 @@ def test_recommend_ranks_builds_that_meet_the_need_by_price():
 
 
 def test_why_not_the_4090_is_answered():
-    plan = hg.recommend(inference=dict(model="Llama-2-70B", weights="fp16", users=1), gpus=["RTX 4090"], counts=(1, 2))
+    plan = hg.recommend(
+        inference=dict(model="Llama-2-70B", weights="fp16", users=1), cards=["RTX 4090"], gpu_counts=(1, 2)
+    )
     assert plan.builds.empty  # 140 GB of weights do not fit in 2 × 24 GiB
     assert plan.failed["why"].str.contains("does not fit").all()
 
@@ -40,7 +42,7 @@ def test_impossible_need_returns_empty_ranking_not_an_exception():
         (dict(inference=dict(model="Llama-3.1-8B"), budget=-5), "budget"),
         (dict(pretrain=dict(model=7, tokens=1e12, deadline_days=0)), "deadline_days"),
         (dict(inference=dict(model="Llama-3.1-8B", speed=3)), "unknown keys"),
-        (dict(inference=dict(model="Llama-3.1-8B"), counts=(0,)), "counts"),
+        (dict(inference=dict(model="Llama-3.1-8B"), gpu_counts=(0,)), "gpu_counts"),
         (dict(inference=dict(model="Llama-3.1-8B"), currency="EUR"), "currency"),
         (dict(inference=dict(weights="fp16")), "model= is required"),
     ],
@@ -51,20 +53,20 @@ def test_contradictory_input_says_what_to_change(kwargs, message):
 
 
 def test_parameter_count_stands_in_as_the_closest_model():
-    plan = hg.recommend(inference=dict(model=7), gpus=["RTX 4090"], counts=(1,))
+    plan = hg.recommend(inference=dict(model=7), cards=["RTX 4090"], gpu_counts=(1,))
     assert any("closest dense catalog model" in a for a in plan.assumptions)
 
 
 def test_build_system_rules():
     one = hg.build_system("RTX 4090", 1)
     assert one["platform"] == "desktop" and one["psu_w"] == math.ceil(1.25 * 550 / 50) * 50
-    four = hg.build_system("RTX 3090", 4, "TB")
+    four = hg.build_system("RTX 3090", 4, data_scale="TB")
     assert four["platform"] == "workstation" and four["ram_gb"] >= 96 and four["disk_tb"] == 4
     assert "blower" in four["notes"]
     sxm = hg.build_system("H100 SXM", 8)
     assert sxm["platform"] == "server" and not sxm["platform_priced"]
     with pytest.raises(ValueError, match="data_scale"):
-        hg.build_system("RTX 4090", 1, "PB")
+        hg.build_system("RTX 4090", 1, data_scale="PB")
     with pytest.raises(ValueError, match="8"):
         hg.build_system("RTX 4090", 16)
 

@@ -42,9 +42,9 @@ def test_summary_has_a_line_per_kind(report):
 def test_gguf_llama2_7b_q4_k_m_is_byte_exact():
     # TheBloke/Llama-2-7B-GGUF llama-2-7b.Q4_K_M.gguf: 4,081,004,224 bytes (LFS pointer);
     # tensors computed with the 2023 rules + 741,056 bytes of metadata.
-    tensors = sum(s for _, s, _ in hg.gguf.gguf_tensor_bytes(hg.model("Llama-2-7B"), "Q4_K_M", "2023"))
+    tensors = sum(s for _, s, _ in hg.gguf.gguf_tensor_bytes(hg.model("Llama-2-7B"), "Q4_K_M", rules="2023"))
     assert tensors + 741_056 == 4_081_004_224
-    assert hg.gguf_file_bytes(hg.model("Llama-2-7B"), "Q4_K_M", "2023") == pytest.approx(4_081_004_224, rel=1e-5)
+    assert hg.gguf_file_bytes(hg.model("Llama-2-7B"), "Q4_K_M", rules="2023") == pytest.approx(4_081_004_224, rel=1e-5)
 
 
 def test_gguf_q4_k_m_rules():
@@ -53,8 +53,8 @@ def test_gguf_q4_k_m_rules():
     assert types["blk.0.attn_v"] == "Q6_K" and types["blk.4.attn_v"] == "Q4_K"  # use_more_bits
     assert types["blk.6.ffn_down"] == "Q6_K" and types["blk.0.norms"] == "F32"
     # Q2_K's ffn_gate/ffn_up were Q3_K in 2023 and are Q2_K now
-    old = dict((t.name, k) for t, k in gguf_tensor_types(hg.model("Llama-2-7B"), "Q2_K", "2023"))
-    new = dict((t.name, k) for t, k in gguf_tensor_types(hg.model("Llama-2-7B"), "Q2_K", "current"))
+    old = dict((t.name, k) for t, k in gguf_tensor_types(hg.model("Llama-2-7B"), "Q2_K", rules="2023"))
+    new = dict((t.name, k) for t, k in gguf_tensor_types(hg.model("Llama-2-7B"), "Q2_K", rules="current"))
     assert old["blk.3.ffn_up"] == "Q3_K" and new["blk.3.ffn_up"] == "Q2_K"
 
 

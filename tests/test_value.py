@@ -27,7 +27,7 @@ def test_rank_training_says_what_does_not_fit():
 
 
 def test_value_ranking_prices_and_missing_prices():
-    table = value_ranking("inference", "CNY")
+    table = value_ranking("inference", currency="CNY")
     assert (table.loc[table["price_kind"] == "no price", "score_per_1000"].isna()).all()
     priced = table.dropna(subset=["score_per_1000"])
     for _, group in priced.groupby(priced["fits"] == "does not fit"):  # cards it fits rank first
@@ -38,13 +38,13 @@ def test_value_ranking_prices_and_missing_prices():
 
 
 def test_value_ranking_with_your_own_prices_and_as_of():
-    mine = value_ranking("inference", "CNY", prices={"RTX 4090": 15000, "RTX 3090": 5000})
+    mine = value_ranking("inference", currency="CNY", prices={"RTX 4090": 15000, "RTX 3090": 5000})
     row = mine.set_index("gpu")
     assert row.loc["RTX 3090", "price"] == 5000
     assert row.loc["RTX 3090", "score_per_1000"] > row.loc["RTX 4090", "score_per_1000"]
-    past = value_ranking("inference", "CNY", as_of="2021-01-01").set_index("gpu")
+    past = value_ranking("inference", currency="CNY", as_of="2021-01-01").set_index("gpu")
     assert past.loc["RTX 4090", "price_kind"] == "no price"  # not yet launched
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="more than 0"):
         value_ranking(prices={"RTX 4090": -5})
     with pytest.raises(ValueError, match="CNY, USD"):
         value_ranking(currency="EUR")

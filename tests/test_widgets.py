@@ -1,4 +1,4 @@
-"""Calculators (logic without a browser) and the exercise checker."""
+"""Calculators (logic and what their output areas show, without a browser) and the exercise checker."""
 
 import pytest
 
@@ -7,58 +7,131 @@ from hwguide import exercises
 from hwguide import widgets as w
 
 
+def _controls(box):
+    return {c.description: c for c in box.children if getattr(c, "description", "")}
+
+
+def _shown(box):
+    """What the calculator's output area shows: one (mime type, content) per output, HTML preferred."""
+    out = box.children[-1]
+    assert "hwguide-output" in out._dom_classes
+    shown = []
+    for output in out.outputs:
+        assert output["output_type"] == "display_data"
+        data = output["data"]
+        kind = "text/html" if "text/html" in data else "text/plain"
+        shown.append((kind, data[kind]))
+    return shown
+
+
 def test_vram_report_matches_the_package():
-    line, frame = w.vram_report("Llama-3.1-8B", "fp16", "fp16", 1, 4096, "transformers", "RTX 4090")
-    mem = hg.inference_memory("Llama-3.1-8B", "fp16", "fp16", 1, 4096, "transformers")
+    line, frame = w.vram_report(model="Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=4096,
+                                engine="transformers", card="RTX 4090")  # fmt: skip
+    mem = hg.inference_memory("Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=4096, engine="transformers")
     assert frame.iloc[-1]["GiB per GPU"] == round(mem.per_gpu_gib, 2)
-    assert "fits on 1 × RTX 4090" in line.data
+    assert "fits on 1 × RTX 4090" in line.data and "does not fit" not in line.data
+    with pytest.raises(TypeError):  # keyword-only, with the glossary's names
+        w.vram_report("Llama-3.1-8B", "fp16", "fp16", 1, 4096, "transformers", "RTX 4090")
 
 
-def test_finetune_and_training_reports():
-    line, frame = w.finetune_report("Llama-3.1-8B", "qlora", 16, 2048, 1, True, "RTX 4090")
-    assert frame.iloc[-1]["GiB per GPU"] == round(
-        hg.finetune_memory("Llama-3.1-8B", "qlora", gradient_checkpointing=True).per_gpu_gib, 2
-    )
-    line, frame = w.training_report("Llama-2-7B", "bf16-mixed", "adamw", 2048, 1, 8, 3, "full", "A100 SXM4 80GB")
-    assert "fits" in line.data
+def test_finetune_and_training_reports_give_the_real_verdict():
+    line, frame = w.finetune_report(model="Llama-3.1-8B", method="qlora", rank=16, context=2048, batch=1,
+                                    recompute="full", card="RTX 4090")  # fmt: skip
+    expected = hg.finetune_memory("Llama-3.1-8B", method="qlora", rank=16, context=2048, recompute="full")
+    assert frame.iloc[-1]["GiB per GPU"] == round(expected.per_gpu_gib, 2)
+    assert "fits on 1 × RTX 4090" in line.data and "does not fit" not in line.data
+    line, _ = w.finetune_report(model="Llama-2-70B", method="full", rank=16, context=2048, batch=1,
+                                recompute="full", card="RTX 4090")  # fmt: skip
+    assert "does not fit on 1 × RTX 4090" in line.data
+    line, frame = w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="adamw", context=2048,
+                                    batch=1, gpus=8, zero=3, recompute="full", card="A100 SXM4 80GB")  # fmt: skip
+    expected = hg.training_memory("Llama-2-7B", precision="bf16-mixed", optimizer="adamw", batch=1, context=2048,
+                                  gpus=8, zero=3, recompute="full")  # fmt: skip
+    assert frame.iloc[-1]["GiB per GPU"] == round(expected.per_gpu_gib, 2)
+    assert "fits on 8 × A100 SXM4 80GB" in line.data and "does not fit" not in line.data
+    line, _ = w.training_report(model="Llama-2-70B", precision="bf16-mixed", optimizer="adamw", context=2048,
+                                batch=1, gpus=1, zero=0, recompute="none", card="A100 SXM4 80GB")  # fmt: skip
+    assert "does not fit on 1 × A100 SXM4 80GB" in line.data
 
 
 def test_speed_and_interconnect_reports():
-    frame = w.speed_report("Llama-2-7B", "RTX 3090", "Q4_0", 1, 128, 1, "llama.cpp")
+    frame = w.speed_report(model="Llama-2-7B", card="RTX 3090", weights="Q4_0", batch=1, context=128, gpus=1,
+                           engine="llama.cpp")  # fmt: skip
     assert frame.iloc[0]["value"] == pytest.approx(
-        hg.decode_tokens_per_s("Llama-2-7B", "RTX 3090", "Q4_0", context=128), abs=1e-3
+        hg.decode_tokens_per_s("Llama-2-7B", "RTX 3090", weights="Q4_0", context=128), abs=1e-3
     )
-    links = w.interconnect_report("Llama-2-7B", 8)
+    links = w.interconnect_report(model="Llama-2-7B", gpus=8)
     assert links.iloc[0]["seconds"] <= links.iloc[-1]["seconds"]
-    assert w.compare_report("RTX 3090", "RTX 4090").shape[0] > 10
+    for gpus in (1, 0, 2.5, "8", 10**9):
+        with pytest.raises(ValueError, match="gpus"):
+            w.interconnect_report(model="Llama-2-7B", gpus=gpus)
+    assert w.compare_report(a="RTX 3090", b="RTX 4090").shape[0] > 10
 
 
 def test_planner_report_and_impossible_need():
-    frame = w.planner_report("Qwen2.5-14B", "Q4_K_M", 5, 10, "qlora", 30000, "CNY", True)
-    assert 0 < len(frame) <= 5
+    frame = w.planner_report(model="Qwen2.5-14B", weights="Q4_K_M", users=5, tokens_per_s=10, method="qlora",
+                             budget=30000, currency="CNY", modded=True)  # fmt: skip
+    assert 0 < len(frame) <= 5 and "gpus" in frame.columns
     with pytest.raises(ValueError, match="no build"):
-        w.planner_report("Llama-3.1-405B", "fp16", 200, 50, "full", 1000, "CNY", False)
+        w.planner_report(model="Llama-3.1-405B", weights="fp16", users=200, tokens_per_s=50, method="full",
+                         budget=1000, currency="CNY", modded=False)  # fmt: skip
 
 
-def test_calculators_show_a_message_not_a_traceback(capsys):
-    box = w.vram_calculator()
-    controls = {c.description: c for c in box.children if hasattr(c, "description")}
-    controls["Context"].value = 8192  # a valid change: no error
-    controls["GPUs"].value = 3  # 32 heads do not split evenly: still an answer
+def test_calculator_output_follows_its_controls():
+    box = w.vram_calculator(model="Llama-3.1-8B", card="RTX 4090")
+    controls = _controls(box)
+    shown = _shown(box)
+    mem = hg.inference_memory("Llama-3.1-8B", weights="fp16", context=4096)
+    assert shown[0] == ("text/html", w._fit_line(mem, "RTX 4090", 1).data)
+    assert f"{mem.per_gpu_gib:.2f} GiB per GPU</b>: fits on 1 × RTX 4090" in shown[0][1]
+    assert shown[1][0] == "text/html" and "<table" in shown[1][1]  # the part-by-part table
+    controls["Context"].value = 65536  # 8 GiB of KV cache more: no longer fits a 24 GiB card
+    mem = hg.inference_memory("Llama-3.1-8B", weights="fp16", context=65536)
+    shown = _shown(box)
+    assert f"{mem.per_gpu_gib:.2f} GiB per GPU</b>: does not fit on 1 × RTX 4090" in shown[0][1]
+    controls["GPUs"].value = 3  # 32 heads do not split evenly over 3: a message, not a traceback
+    text = " ".join(content for _, content in _shown(box))
+    assert "GiB per GPU" in text or "Check the input" in text
+    assert "Traceback" not in text
+
+
+def test_calculators_show_a_message_not_a_traceback():
     box = w.speed_calculator()
-    controls = {c.description: c for c in box.children if hasattr(c, "description")}
-    controls["GPU"].value = "A10G"  # no sourced Tensor rate: a message
+    _controls(box)["GPU"].value = "A10G"  # no sourced Tensor rate: a message
+    shown = _shown(box)
+    assert [kind for kind, _ in shown] == ["text/html"]
+    assert "hwguide-error" in shown[0][1] and "Check the input" in shown[0][1] and "A10G" in shown[0][1]
+    assert "Traceback" not in shown[0][1]
     message = w.error_message(ValueError("A10G has no fp16 Tensor rate\nmore"))
     assert "Check the input" in message.data and "more" not in message.data
-    for make in (
-        w.finetune_calculator,
-        w.training_calculator,
-        w.roofline_calculator,
-        w.interconnect_calculator,
-        w.compare_calculator,
-        w.planner_calculator,
-    ):
-        assert make().children
+    box = w.finetune_calculator()
+    controls = _controls(box)
+    assert {"Context", "Recompute"} <= set(controls) and "Sequence" not in controls
+    assert controls["Recompute"].value == "full" and list(controls["Recompute"].options) == [
+        "none",
+        "selective",
+        "full",
+    ]
+    controls["Method"].value = "lora"
+    controls["Recompute"].value = "none"
+    expected = hg.finetune_memory("Llama-3.1-8B", method="lora", context=2048, recompute="none")
+    assert f"{expected.per_gpu_gib:.2f} GiB per GPU" in _shown(box)[0][1]
+    for make in (w.training_calculator, w.roofline_calculator, w.interconnect_calculator, w.compare_calculator,
+                 w.planner_calculator):  # fmt: skip
+        box = make()
+        shown = _shown(box)
+        assert shown and not any("hwguide-error" in content for _, content in shown), make.__name__
+
+
+def test_a_warning_shows_as_a_note_without_a_file_path(recwarn):
+    box = w.vram_calculator(model="Llama-2-7B")
+    _controls(box)["Context"].value = 8192  # the model's maximum is 4,096 tokens
+    shown = _shown(box)
+    notes = [content for kind, content in shown if "hwguide-note" in content]
+    assert len(notes) == 1 and "context=8,192 exceeds" in notes[0] and "4,096" in notes[0]
+    assert ".py" not in notes[0] and "UserWarning" not in notes[0] and "line" not in notes[0]
+    assert "GiB per GPU" in shown[1][1]  # the answer still follows the note
+    assert not [r for r in recwarn if "exceeds" in str(r.message)]  # nothing leaked to stderr
 
 
 def test_every_exercise_accepts_its_own_answer_and_rejects_a_wrong_one():

@@ -61,7 +61,9 @@ def test_vram_calculator_follows_context_and_format(page):
     calc = _calc(page, "vram")
     _set_number(calc, "Context", 32768)
     _choose(calc, "Weights", "Q4_K_M")
-    expected = hg.inference_memory("Llama-3.1-8B", "Q4_K_M", "fp16", 1, 32768, "transformers").per_gpu_gib
+    expected = hg.inference_memory(
+        "Llama-3.1-8B", weights="Q4_K_M", kv="fp16", batch=1, context=32768, engine="transformers"
+    ).per_gpu_gib
     _expect_text(calc, f"{expected:.2f} GiB per GPU")
     _choose(calc, "GPU", "RTX 4060 Ti 16GB")
     _expect_text(calc, "on 1 × RTX 4060 Ti 16GB")
@@ -71,7 +73,7 @@ def test_finetune_calculator_follows_method_and_gpus(page):
     calc = _calc(page, "finetune")
     _choose(calc, "Method", "lora")
     _set_number(calc, "GPUs", 2)
-    mem = hg.finetune_memory("Llama-3.1-8B", "lora", 16, batch=1, seq_len=2048, gradient_checkpointing=True,
+    mem = hg.finetune_memory("Llama-3.1-8B", method="lora", rank=16, batch=1, context=2048, recompute="full",
                              gpus=2, zero=3)  # fmt: skip
     _expect_text(calc, f"{mem.per_gpu_gib:.2f} GiB per GPU")
 
@@ -79,14 +81,18 @@ def test_finetune_calculator_follows_method_and_gpus(page):
 def test_training_calculator_follows_zero_stage(page):
     calc = _calc(page, "training")
     _field(calc, "ZeRO stage").locator("select").select_option("1")
-    mem = hg.training_memory("Llama-2-7B", "bf16-mixed", "adamw", 1, 2048, 8, 1, recompute="full")
+    mem = hg.training_memory(
+        "Llama-2-7B", precision="bf16-mixed", optimizer="adamw", batch=1, context=2048, gpus=8, zero=1, recompute="full"
+    )
     _expect_text(calc, f"{mem.per_gpu_gib:.2f} GiB per GPU")
 
 
 def test_speed_calculator_follows_gpu(page):
     calc = _calc(page, "speed")
     _choose(calc, "GPU", "RTX 3090")
-    tokens = hg.decode_tokens_per_s("Llama-3.1-8B", "RTX 3090", "Q4_K_M", 1, 2048, 1, "llama.cpp")
+    tokens = hg.decode_tokens_per_s(
+        "Llama-3.1-8B", "RTX 3090", weights="Q4_K_M", batch=1, context=2048, gpus=1, engine="llama.cpp"
+    )
     _expect_text(calc, f"{round(tokens, 3):g}")
 
 
@@ -96,7 +102,16 @@ def test_compare_and_planner_calculators(page):
     _expect_text(calc, "A100 SXM4 80GB")
     planner = _calc(page, "planner")
     _set_number(planner, "Budget", 20000)
-    best = hg.widgets.planner_report("Qwen2.5-14B", "Q4_K_M", 5, 10, "qlora", 20000, "CNY", True).iloc[0]["gpu"]
+    best = hg.widgets.planner_report(
+        model="Qwen2.5-14B",
+        weights="Q4_K_M",
+        users=5,
+        tokens_per_s=10,
+        method="qlora",
+        budget=20000,
+        currency="CNY",
+        modded=True,
+    ).iloc[0]["gpu"]
     _expect_text(planner, best)
 
 

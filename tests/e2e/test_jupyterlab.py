@@ -36,7 +36,9 @@ def test_vram_calculator_in_jupyterlab(new_page, lab_url):
         box = calc.locator(".widget-inline-hbox", has=page.locator("label", has_text="Context")).locator("input")
         box.fill("65536")
         box.press("Enter")
-        expected = hg.inference_memory("Llama-3.1-8B", "fp16", "fp16", 1, 65536, "transformers").per_gpu_gib
+        expected = hg.inference_memory(
+            "Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=65536, engine="transformers"
+        ).per_gpu_gib
         expect(calc.locator(".hwguide-output")).to_contain_text(f"{expected:.2f} GiB per GPU", timeout=30_000)
     finally:
         page.close()
