@@ -45,21 +45,28 @@ from .memory import (
     is_gguf,
     kv_cache_bytes,
     lora_params,
+    max_context,
+    max_users,
     training_memory,
     weights_bytes,
 )
 from .planner import Plan, build_system, evaluate_scenario, recommend
 from .result import Memory
 from .speed import (
+    Speed,
     TrainingTime,
     arithmetic_intensity,
     break_even_days,
     decode_tokens_per_s,
+    inference_speed,
     peak_flops,
     prefill_seconds,
     roofline,
     roofline_table,
+    serving_tokens_per_s,
+    training_flops_per_token,
     training_time,
+    training_tokens_per_s,
 )
 from .tables import guide_tables, style_table
 from .validate import validate
@@ -87,6 +94,13 @@ __all__ = [
     "source_claims",
     "value_ranking",
     "training_time",
+    "training_tokens_per_s",
+    "training_flops_per_token",
+    "serving_tokens_per_s",
+    "Speed",
+    "inference_speed",
+    "max_context",
+    "max_users",
     "roofline_table",
     "roofline",
     "rank_gpus",

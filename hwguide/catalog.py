@@ -97,6 +97,7 @@ REQ = Col(required=True)
 DATE = Col("date", required=True)
 POS = Col("float", positive=True)
 POS_INT = Col("int", positive=True)
+FRACTION = Col("float", low=0.001, high=1)
 
 SCHEMAS: dict[str, dict[str, Col]] = {
     "gpus": {
@@ -211,7 +212,9 @@ SCHEMAS: dict[str, dict[str, Col]] = {
     },
     "engines": {
         "engine": REQ,
-        "cuda_context_mib": Col("float", required=True, positive=True),
+        "version": REQ,
+        "role": Col(required=True, choices=("inference", "training", "both")),
+        "cuda_context_mib": POS,
         "graphs_mib": Col("float", nonnegative=True),
         "preallocate_fraction": Col("float", low=0, high=1),
         "prefill_chunk_tokens": POS_INT,
@@ -220,13 +223,23 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "embeddings_in_host": Col("bool", required=True),
         "f16_matmul": Col(required=True, choices=("native", "fp16-acc16")),
         "gguf_matmul": Col(required=True, choices=("int8", "fp16")),
-        "decode_bw_efficiency": Col("float", required=True, low=0.01, high=1),
-        "decode_overhead_us": Col("float", required=True, nonnegative=True),
-        "decode_mfu": Col("float", required=True, low=0.01, high=1),
-        "prefill_mfu": Col("float", required=True, low=0.01, high=1),
-        "training_mfu": Col("float", low=0.01, high=1),
+        "expert_loop": Col(required=True, choices=("all", "routed", "fused")),
+        "bw_16bit": FRACTION,
+        "bw_8bit": FRACTION,
+        "bw_lowbit": FRACTION,
+        "decode_mfu": FRACTION,
+        "prefill_mfu": FRACTION,
+        "dequant_compute": FRACTION,
+        "step_us": Col("float", nonnegative=True),
+        "layer_us": Col("float", nonnegative=True),
+        "expert_us": Col("float", nonnegative=True),
+        "train_util": FRACTION,
+        "train_util_fp8": FRACTION,
+        "train_act_bytes": Col("float", nonnegative=True),
+        "train_moe_eff": FRACTION,
         "allreduce_efficiency": Col("float", required=True, low=0.01, high=1),
-        "allreduce_latency_us": Col("float", required=True, nonnegative=True),
+        "allreduce_latency_us": Col("float", nonnegative=True),
+        "fitted": Col(),
         "source": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -248,6 +261,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
                 "training_memory",
                 "decode_tps",
                 "prefill_tps",
+                "throughput_tps",
+                "training_tps",
                 "training_gpu_hours",
             ),
         ),
@@ -653,7 +668,9 @@ class Engine:
     """
 
     engine: str
-    cuda_context_mib: float
+    version: str
+    role: str
+    cuda_context_mib: float | None
     graphs_mib: float | None
     preallocate_fraction: float | None
     prefill_chunk_tokens: int | None
@@ -662,13 +679,23 @@ class Engine:
     embeddings_in_host: bool
     f16_matmul: str
     gguf_matmul: str
-    decode_bw_efficiency: float
-    decode_overhead_us: float
-    decode_mfu: float
-    prefill_mfu: float
-    training_mfu: float | None
+    expert_loop: str
+    bw_16bit: float | None
+    bw_8bit: float | None
+    bw_lowbit: float | None
+    decode_mfu: float | None
+    prefill_mfu: float | None
+    dequant_compute: float | None
+    step_us: float | None
+    layer_us: float | None
+    expert_us: float | None
+    train_util: float | None
+    train_util_fp8: float | None
+    train_act_bytes: float | None
+    train_moe_eff: float | None
     allreduce_efficiency: float
-    allreduce_latency_us: float
+    allreduce_latency_us: float | None
+    fitted: str | None
     source: str
     checked: _dt.date
     notes: str | None
@@ -686,7 +713,7 @@ def _engine_records() -> dict[str, Engine]:
 
 
 def engine(name: str | Engine) -> Engine:
-    """Look an engine up by name: transformers, vllm or llama.cpp (see :func:`engines`)."""
+    """Look an engine up by name: transformers, vllm, sglang, tensorrt-llm, llama.cpp … (see :func:`engines`)."""
     return lookup_engine(name, "name")
 
 

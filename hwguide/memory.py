@@ -23,7 +23,7 @@ import functools
 import math
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from . import checks
 from .architecture import LINEAR_KINDS, Model, Tensor, param_count, tensors
@@ -42,6 +42,8 @@ __all__ = [
     "is_gguf",
     "kv_cache_bytes",
     "lora_params",
+    "max_context",
+    "max_users",
     "training_memory",
     "weights_bytes",
 ]
@@ -54,7 +56,8 @@ RECOMPUTE = ("none", "selective", "full")
 # Weights
 # ---------------------------------------------------------------------------------------------
 
-# Plain formats: every parameter stored at this many bytes (the textbook figure).
+# Plain formats: every parameter stored at this many bytes (the textbook figure), except fp8, whose
+# checkpoints keep the embeddings, output head and norms in 16-bit (see _tensor_bytes).
 PLAIN_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "int4": 0.5}
 
 # Library formats quantise the transformer blocks' linear layers and keep the rest (embeddings,
@@ -136,7 +139,12 @@ def _tensor_bytes(m: Model, fmt: str) -> tuple[tuple[Tensor, float, str], ...]:
         return tuple(gguf_tensor_bytes(m, fmt))
     out = []
     for t in tensors(m):
-        if fmt in PLAIN_BYTES:
+        if fmt == "fp8" and t.kind not in LINEAR_KINDS:
+            # FP8 checkpoints quantise only the blocks' linear layers; embeddings, the output head and
+            # norms stay 16-bit: "Only the weights and activations of the linear operators within
+            # transformers blocks are quantized" (huggingface.co/neuralmagic/Meta-Llama-3.1-70B-FP8).
+            out.append((t, t.size * t.count * 2.0, "16-bit"))
+        elif fmt in PLAIN_BYTES:
             out.append((t, t.size * t.count * PLAIN_BYTES[fmt], fmt))
         elif t.kind in LINEAR_KINDS and len(t.shape) == 2:
             bits = _quantised_matrix_bits(fmt, t.shape[0], t.shape[1])
@@ -298,6 +306,11 @@ def runtime(engine: object, cuda_context_mib: object) -> Runtime:
     """Check ``engine`` and ``cuda_context_mib`` (None: the engine's figure in data/engines.csv)."""
     eng = lookup_engine(engine, "engine")
     if cuda_context_mib is None:
+        if eng.cuda_context_mib is None:
+            raise ValueError(
+                f"engine={eng.name!r} has no sourced CUDA-context figure in data/engines.csv; pass "
+                "cuda_context_mib= (measured with nvidia-smi) or choose transformers, vllm or llama.cpp"
+            )
         return Runtime(eng, float(eng.cuda_context_mib), False)
     mib = checks.number(cuda_context_mib, "cuda_context_mib", high=1_000_000, unit="MiB")
     return Runtime(eng, mib, True)
@@ -774,3 +787,75 @@ def finetune_memory(
     notes.append(f"Trainable adapter states: fp32 weights and gradients; {OPTIMIZERS[optimizer][1]}.")
     return _assemble("finetune", m, states, act + logits_bytes(m, context, batch), act, split, run, warns, notes,
                      _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# How much fits: the longest context and the most users
+# ---------------------------------------------------------------------------------------------
+
+
+def _largest(fits: Callable[[int], bool], high: int) -> int:
+    """The largest n in [1, high] with fits(n) (fits is monotone: true, then false), or 0."""
+    if not fits(1):
+        return 0
+    low, step = 1, 1
+    while low + step <= high and fits(low + step):  # gallop up, then bisect
+        low, step = low + step, step * 2
+    top = min(low + step, high + 1)
+    while top - low > 1:
+        mid = (low + top) // 2
+        low, top = (mid, top) if fits(mid) else (low, mid)
+    return low
+
+
+def max_context(
+    model: Model | str,
+    card: str,
+    *,
+    weights: str = "fp16",
+    kv: str = "fp16",
+    batch: int = 1,
+    engine: str = "vllm",
+    gpus: int = 1,
+    headroom: float = 0.1,
+) -> int:
+    """The longest context (tokens per sequence, for each of ``batch`` sequences) that fits ``gpus`` × ``card``.
+
+    Searched with :func:`inference_memory` up to the model's own maximum context; 0 when not
+    even one token fits (the weights alone are too large).
+    """
+    m = lookup_model(model)
+    batch = checks.whole(batch, "batch")
+    headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
+
+    def fits(context: int) -> bool:
+        mem = inference_memory(m, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
+        return mem.fits(card, headroom=headroom)
+
+    return _largest(fits, m.max_context)
+
+
+def max_users(
+    model: Model | str,
+    card: str,
+    *,
+    context: int = 4096,
+    weights: str = "fp16",
+    kv: str = "fp16",
+    engine: str = "vllm",
+    gpus: int = 1,
+    headroom: float = 0.1,
+) -> int:
+    """How many sequences of ``context`` tokens fit at once (concurrent users) on ``gpus`` × ``card``; 0 if none."""
+    m = lookup_model(model)
+    context = checks.whole(context, "context")
+    headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
+
+    def fits(batch: int) -> bool:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a context beyond the model's maximum warns once, below
+            mem = inference_memory(m, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
+        return mem.fits(card, headroom=headroom)
+
+    _context_warning(m, context)
+    return _largest(fits, checks.LIMITS["batch"])

@@ -23,14 +23,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import checks
-from .architecture import Model, param_count
+from .architecture import Model, param_count, tensors
 from .catalog import GPU, Engine, interconnects, lookup_engine, lookup_gpu, lookup_model
-from .memory import RECOMPUTE, check_weights, is_gguf, kv_cache_bytes, tensor_bytes, weights_bytes
+from .memory import KV_DTYPES, RECOMPUTE, check_weights, is_gguf, kv_cache_bytes, tensor_bytes, weights_bytes
 
 __all__ = [
     "COMPUTE_COLUMN",
@@ -44,7 +47,17 @@ __all__ = [
     "prefill_seconds",
     "roofline",
     "roofline_table",
+    "WEIGHT_CLASSES",
+    "engine_factors",
+    "inference_engines",
+    "prefill_time",
+    "serving_tokens_per_s",
+    "step_seconds",
+    "training_flops_per_token",
     "training_time",
+    "training_token_seconds",
+    "training_tokens_per_s",
+    "weight_class",
 ]
 
 # Which catalog column gives the dense Tensor rate a precision runs at.
@@ -125,13 +138,6 @@ def _compute_precision(weights: str, eng: Engine, card: GPU) -> str:
     else:
         wanted = "fp16"
     return wanted if getattr(card, COMPUTE_COLUMN[wanted]) is not None else "fp16"
-
-
-def _streamed_bytes(m: Model, weights: str, batch: int) -> float:
-    """Weight bytes one decode step reads: active weights without the embedding table (a token
-    reads one row of it), MoE layers counting the experts the batch routes to."""
-    embedding = sum(size for t, size, _ in tensor_bytes(m, weights) if t.kind in ("embedding", "position"))
-    return _expert_weights_read(m, weights, batch) - embedding
 
 
 def _flops_per_token(m: Model, context: int) -> float:
@@ -215,7 +221,7 @@ def allreduce_seconds(nbytes: float, *, gpus: int, link: str, engine: str = "vll
     if gpus <= 1:
         return 0.0
     bandwidth = float(info["per_direction_gbs"]) * 1e9 * eng.allreduce_efficiency
-    return 2 * (gpus - 1) / gpus * nbytes / bandwidth + eng.allreduce_latency_us * 1e-6
+    return 2 * (gpus - 1) / gpus * nbytes / bandwidth + (eng.allreduce_latency_us or 0.0) * 1e-6
 
 
 def _interconnect(interconnect: object, card: GPU, gpus: int) -> str:
@@ -225,23 +231,189 @@ def _interconnect(interconnect: object, card: GPU, gpus: int) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Decode and prefill
+# Decode and prefill: the cost of a step (physics) and its time (engine factors)
 # ---------------------------------------------------------------------------------------------
 
+# Weight-storage classes with their own achievable bandwidth: unquantised (fp32/fp16/bf16), 8-bit
+# (fp8, int8, Q8_0, LLM.int8) and low-bit (4-6 bits: GGUF K-quants, NF4, GPTQ/AWQ int4). Low-bit
+# kernels dequantise on the fly, which costs them a share of the bandwidth (issue 14's item 2).
+WEIGHT_CLASSES = ("16-bit", "8-bit", "low-bit")
+_BITS = re.compile(r"(?:^q|int|fp|^f|^bf|-)(\d+)", re.IGNORECASE)
 
-def _expert_weights_read(m: Model, weights: str, batch: int) -> float:
-    """Bytes of weights one decode step reads: MoE layers read the experts the batch routes to.
 
-    With k of E experts per token chosen independently, a batch of b tokens touches
-    E × (1 − (1 − k/E)^b) distinct experts per layer on average.
+def weight_class(storage: str) -> str:
+    """The class of one tensor's storage type: "16-bit" (fp32/fp16/bf16, F32/F16), "8-bit" or "low-bit"."""
+    if storage.lower() in ("fp32", "fp16", "bf16", "16-bit", "f32", "f16") or storage == "BF16":
+        return "16-bit"
+    if storage.lower() in ("bnb-int8",):
+        return "8-bit"
+    match = _BITS.search(storage)
+    bits = int(match.group(1)) if match else 4
+    return "16-bit" if bits >= 16 else ("8-bit" if bits >= 8 else "low-bit")
+
+
+def _experts_touched(m: Model, batch: int) -> float:
+    """Distinct experts a batch of ``batch`` tokens routes to in one MoE layer, on average.
+
+    With k of E experts chosen per token independently: E × (1 − (1 − k/E)^batch).
     """
-    active = weights_bytes(m, weights, active=True)
-    if not m.experts or m.experts == m.experts_per_token:
-        return active
-    total = weights_bytes(m, weights)
-    per_expert_set = (total - active) / (m.experts - m.experts_per_token)  # bytes of one expert, all layers
-    touched = m.experts * (1 - (1 - m.experts_per_token / m.experts) ** batch)
-    return active + per_expert_set * (touched - m.experts_per_token)
+    if not m.experts:
+        return 0.0
+    return m.experts * (1 - (1 - m.experts_per_token / m.experts) ** batch)
+
+
+def _weights_read(m: Model, weights: str, batch: int) -> dict[str, float]:
+    """Bytes of weights one forward step reads, by storage class (:data:`WEIGHT_CLASSES`).
+
+    The embedding table is not streamed (each token reads one row of it); MoE expert tensors count
+    the experts the batch routes to; everything else is read once per step.
+    """
+    touched = _experts_touched(m, batch)
+    out = dict.fromkeys(WEIGHT_CLASSES, 0.0)
+    for t, size, storage in tensor_bytes(m, weights):
+        if t.kind in ("embedding", "position"):
+            continue
+        share = touched / t.count if t.count > 1 and t.kind.startswith("expert_") else 1.0
+        out[weight_class(storage)] += size * share
+    return out
+
+
+def _step_cost(
+    m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str
+) -> dict[str, float]:
+    """What one decode step of ``batch`` sequences at ``context`` tokens costs, before engine factors.
+
+    Bytes read by class (per GPU), KV-cache bytes, FLOPs, the peak they run at, the bandwidth,
+    the layer and expert counts that fixed per-kernel overheads scale with, and the tensor-parallel
+    all-reduce time.
+    """
+    read = _weights_read(m, weights, batch)
+    cost = {f"w_{c}": read[c] / gpus for c in WEIGHT_CLASSES}
+    cost["quantised"] = _quantised_share(read)
+    cost["kv"] = kv_cache_bytes(m, context, batch=batch, kv=kv) / gpus
+    cost["flops"] = batch * _flops_per_token(m, context) / gpus
+    cost["peak"] = peak_flops(g, _compute_precision(weights, eng, g))
+    cost["bandwidth"] = g.bandwidth_gbs * 1e9
+    cost["layers"] = float(m.layers)
+    per_layer = {"all": float(m.experts), "routed": _experts_touched(m, batch), "fused": 0.0}[eng.expert_loop]
+    cost["experts"] = float(m.moe_layers) * per_layer
+    cost.update(_allreduces(m, batch * m.hidden_size * 2, gpus, link))
+    return cost
+
+
+def _quantised_share(read: Mapping[str, float]) -> float:
+    """The share of the weight bytes a step reads that are quantised (8-bit or low-bit)."""
+    total = sum(read.values())
+    return (read["8-bit"] + read["low-bit"]) / total if total else 0.0
+
+
+def _compute_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any], mfu: str) -> Any:
+    """FLOPs / (peak × MFU), slower by 1 / dequant_compute on the quantised share of the weights:
+    kernels that dequantise in the matrix multiply spend Tensor-core time unpacking the weights."""
+    slow = 1 + cost["quantised"] * (1 / factors["dequant_compute"] - 1)
+    return cost["flops"] / (cost["peak"] * factors[mfu]) * slow
+
+
+def _allreduces(m: Model, nbytes: float, gpus: int, link: str | None) -> dict[str, float]:
+    """Tensor parallelism's two all-reduces per layer: how many, and the seconds of each at the link's full rate."""
+    if gpus <= 1 or link is None:
+        return {"allreduces": 0.0, "allreduce_s": 0.0}
+    per_direction = float(_links()[link]["per_direction_gbs"]) * 1e9
+    return {"allreduces": 2.0 * m.layers, "allreduce_s": 2 * (gpus - 1) / gpus * nbytes / per_direction}
+
+
+def _comm_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
+    return cost["allreduces"] * (cost["allreduce_s"] + 1e-6 * factors["allreduce_latency_us"])
+
+
+def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
+    """Seconds of one decode step: the longer of its memory and compute times, plus overheads.
+
+    memory = (16-bit weights + KV cache) / (bandwidth × bw_16bit) + 8-bit weights / (bandwidth ×
+    bw_8bit) + low-bit weights / (bandwidth × bw_lowbit); compute = FLOPs / (peak × decode_mfu), slower
+    on quantised weights by 1 / dequant_compute;
+    overheads = step_us + layers × layer_us + expert calls × expert_us (µs: kernel launches and
+    the engine's own work per step, per layer, and per expert where the engine loops over experts:
+    every expert of each MoE layer for ``expert_loop`` = all, the routed ones for routed, none for
+    fused kernels), plus the tensor-parallel all-reduces: 2 per layer, each at the link's full
+    rate plus ``allreduce_latency_us``. The factors are an engine's fitted columns
+    of data/engines.csv. Works element-wise on numpy arrays (benchmarks/fit.py fits with it).
+    """
+    bw = cost["bandwidth"]
+    memory = (
+        (cost["w_16-bit"] + cost["kv"]) / (bw * factors["bw_16bit"])
+        + cost["w_8-bit"] / (bw * factors["bw_8bit"])
+        + cost["w_low-bit"] / (bw * factors["bw_lowbit"])
+    )
+    compute = _compute_seconds(cost, factors, "decode_mfu")
+    overhead = factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
+    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
+
+
+def _prefill_cost(
+    m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None
+) -> dict[str, float]:
+    """What processing ``batch`` prompts of ``context`` tokens costs, before engine factors."""
+    tokens = batch * context
+    read = _weights_read(m, weights, tokens)
+    cost = {f"w_{c}": read[c] / gpus for c in WEIGHT_CLASSES}
+    cost["quantised"] = _quantised_share(read)
+    cost["flops"] = tokens * _flops_per_token(m, context // 2) / gpus  # causal: a token sees half on average
+    cost["peak"] = peak_flops(g, _compute_precision(weights, eng, g))
+    cost["bandwidth"] = g.bandwidth_gbs * 1e9
+    cost["layers"] = float(m.layers)
+    cost["steps"] = float(math.ceil(tokens / (eng.prefill_chunk_tokens or eng.ubatch_tokens or tokens)))
+    cost.update(_allreduces(m, tokens * m.hidden_size * 2, gpus, link))
+    return cost
+
+
+def prefill_time(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
+    """Seconds of prompt processing: FLOPs / (peak × prefill_mfu), never faster than reading the
+    weights once, plus the per-step and per-layer overheads of each forward step (chunk) and the
+    all-reduces. Element-wise on numpy arrays, like :func:`step_seconds`."""
+    bw = cost["bandwidth"]
+    memory = (
+        cost["w_16-bit"] / (bw * factors["bw_16bit"])
+        + cost["w_8-bit"] / (bw * factors["bw_8bit"])
+        + cost["w_low-bit"] / (bw * factors["bw_lowbit"])
+    )
+    compute = _compute_seconds(cost, factors, "prefill_mfu")
+    overhead = cost["steps"] * (factors["step_us"] + cost["layers"] * factors["layer_us"])
+    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
+
+
+SPEED_FACTORS = ("bw_16bit", "bw_8bit", "bw_lowbit", "decode_mfu", "prefill_mfu", "dequant_compute", "step_us",
+                 "layer_us", "expert_us", "allreduce_latency_us")  # fmt: skip
+
+
+def engine_factors(eng: Engine) -> dict[str, float]:
+    """An inference engine's fitted speed factors, or a ValueError for a training-only framework."""
+    factors = {name: getattr(eng, name) for name in SPEED_FACTORS}
+    if any(v is None for v in factors.values()):
+        raise ValueError(f"engine={eng.name!r} has no fitted inference factors (a training framework?); "
+                         f"choose one of: {', '.join(inference_engines())}")  # fmt: skip
+    return factors
+
+
+def inference_engines() -> list[str]:
+    """Engines with fitted inference speed factors."""
+    from .catalog import engines
+
+    table = engines()
+    return [str(e) for e, v in zip(table["engine"], table["bw_16bit"]) if v == v]
+
+
+_Inputs = tuple[Model, GPU, str, int, int, int, Engine, "str | None"]
+
+
+def _speed_inputs(model: object, card: object, weights: object, batch: object, context: object, gpus: object,
+                  engine: object, interconnect: object) -> _Inputs:  # fmt: skip
+    m, g = lookup_model(model), lookup_gpu(card, "card")
+    batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
+    weights = check_weights(weights)
+    eng = lookup_engine(engine, "engine")
+    link = _interconnect(interconnect, g, gpus) if gpus > 1 else None
+    return m, g, weights, batch, context, gpus, eng, link
 
 
 def decode_tokens_per_s(
@@ -260,24 +432,17 @@ def decode_tokens_per_s(
 
     One step reads the active weights (MoE: the experts the batch routes to) and every sequence's
     KV cache at ``context`` tokens, and computes 2 FLOPs per active parameter per sequence plus
-    attention; it takes the longer of the memory and compute times, each derated by the engine's
-    efficiency (engines.csv: decode_bw_efficiency, decode_mfu), plus a fixed per-step overhead.
-    With ``gpus`` > 1 tensor parallelism splits the work and adds two all-reduces per layer
-    over ``interconnect`` (default: :func:`default_link`).
+    attention (:func:`step_seconds`, with the engine's fitted factors). With ``gpus`` > 1 tensor
+    parallelism splits the work and adds two all-reduces per layer over ``interconnect``
+    (default: :func:`default_link`). This assumes the workload fits: :func:`inference_speed` checks
+    the memory first and says so when it does not.
     """
-    m, g = lookup_model(model), lookup_gpu(card, "card")
-    batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
-    weights = check_weights(weights)
-    eng = lookup_engine(engine, "engine")
-    memory_bytes = (_streamed_bytes(m, weights, batch) + kv_cache_bytes(m, context, batch=batch, kv=kv)) / gpus
-    flops = batch * _flops_per_token(m, context) / gpus
-    t_memory = memory_bytes / (g.bandwidth_gbs * 1e9 * eng.decode_bw_efficiency)
-    t_compute = flops / (peak_flops(g, _compute_precision(weights, eng, g)) * eng.decode_mfu)
-    step = max(t_memory, t_compute) + eng.decode_overhead_us * 1e-6
-    if gpus > 1:
-        link = _interconnect(interconnect, g, gpus)
-        step += 2 * m.layers * allreduce_seconds(batch * m.hidden_size * 2, gpus=gpus, link=link, engine=eng.name)
-    return batch / step
+    m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
+        model, card, weights, batch, context, gpus, engine, interconnect
+    )
+    kv = checks.choice(kv, "kv", KV_DTYPES)
+    cost = _step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+    return float(batch / step_seconds(cost, engine_factors(eng)))
 
 
 def prefill_seconds(
@@ -294,24 +459,45 @@ def prefill_seconds(
     """Time to first token: seconds to process ``batch`` prompts of ``context`` tokens each.
 
     Compute-bound: 2 FLOPs per active parameter per token plus causal attention, at the card's
-    dense Tensor peak × the engine's prefill MFU (engines.csv: prefill_mfu); never faster than
-    reading the weights once. Tensor parallelism adds two all-reduces of the prompt's hidden
-    states per layer.
+    dense Tensor peak × the engine's prefill MFU; never faster than reading the weights once; plus
+    the engine's per-step overheads (:func:`prefill_time`). Tensor parallelism adds two
+    all-reduces of the prompt's hidden states per layer.
     """
-    m, g = lookup_model(model), lookup_gpu(card, "card")
-    tokens = checks.whole(context, "context")
-    batch, gpus = checks.whole(batch, "batch"), checks.whole(gpus, "gpus")
-    weights = check_weights(weights)
-    eng = lookup_engine(engine, "engine")
-    flops = batch * tokens * _flops_per_token(m, tokens // 2) / gpus
-    t_compute = flops / (peak_flops(g, _compute_precision(weights, eng, g)) * eng.prefill_mfu)
-    t_memory = _streamed_bytes(m, weights, 1) / gpus / (g.bandwidth_gbs * 1e9 * eng.decode_bw_efficiency)
-    seconds = max(t_compute, t_memory)
-    if gpus > 1:
-        link = _interconnect(interconnect, g, gpus)
-        hidden = batch * tokens * m.hidden_size * 2
-        seconds += 2 * m.layers * allreduce_seconds(hidden, gpus=gpus, link=link, engine=eng.name)
-    return seconds
+    m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
+        model, card, weights, batch, context, gpus, engine, interconnect
+    )
+    cost = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+    return float(prefill_time(cost, engine_factors(eng)))
+
+
+def serving_tokens_per_s(
+    model: Model | str,
+    card: str | GPU,
+    *,
+    prompt: int,
+    output: int,
+    weights: str = "fp16",
+    batch: int = 1,
+    gpus: int = 1,
+    engine: str = "vllm",
+    interconnect: str | None = None,
+    kv: str = "fp16",
+) -> float:
+    """Output tokens/s of a server that keeps ``batch`` requests of ``prompt`` + ``output`` tokens in flight.
+
+    Each wave of ``batch`` requests costs the prefill of their prompts plus ``output`` decode steps
+    at the mean context (prompt + output/2): batch × output / (prefill + output × step). Benchmarks
+    of serving engines (offline throughput at a fixed concurrency) report this number.
+    """
+    m, g, weights, batch, _, gpus, eng, link = _speed_inputs(model, card, weights, batch, 1, gpus, engine, interconnect)
+    top = checks.LIMITS["context"]
+    prompt, output = checks.whole(prompt, "prompt", high=top), checks.whole(output, "output", high=top)
+    kv = checks.choice(kv, "kv", KV_DTYPES)
+    factors = engine_factors(eng)
+    pre = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
+    step = _step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus, link=link,
+                      kv=kv)  # fmt: skip
+    return float(batch * output / (prefill_time(pre, factors) + output * step_seconds(step, factors)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,6 +528,83 @@ class TrainingTime:
         )
 
 
+def training_flops_per_token(model: Model | str, *, context: int = 2048) -> float:
+    """Model FLOPs to train on one token of a ``context``-token sequence, forward and backward.
+
+    6 × N (the non-embedding active parameters: a mixture-of-experts counts only the experts a
+    token is routed to) + 12 × layers × heads × head dim × context for attention (PaLM, Chowdhery
+    et al. 2022, Appendix B — the convention published MFU figures use). Recomputation is not in
+    it: MFU counts model FLOPs only.
+    """
+    m = lookup_model(model)
+    return 3 * _flops_per_token(m, checks.whole(context, "context"))
+
+
+def _training_cost(m: Model, g: GPU, precision: str, context: int, recompute: str) -> dict[str, float]:
+    flops = 3 * _flops_per_token(m, context)
+    experts = 6 * sum(t.size * t.active for t in tensors(m) if t.kind.startswith("expert_"))
+    rerun = 8 / 6 if recompute == "full" else 1.0  # full recompute re-runs the forward
+    return {
+        "flops": flops,
+        "hardware_flops": (flops - experts) * rerun,
+        "expert_flops": experts * rerun,  # routed experts: grouped GEMMs behind an all-to-all
+        "peak": peak_flops(g, precision),
+        "bandwidth": g.bandwidth_gbs * 1e9,
+        "traffic": float(m.layers * m.hidden_size),  # per token: activation reads/writes scale with layers × hidden
+    }
+
+
+def training_token_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
+    """GPU-seconds to train on one token: hardware FLOPs / (peak × train_util) + traffic × train_act_bytes / bandwidth.
+
+    A mixture of experts' routed-expert FLOPs run slower by 1 / train_moe_eff (token dispatch and
+    grouped matrix multiplies).
+
+    The matrix multiplies run at a fitted share of the Tensor peak (``train_util``, or
+    ``train_util_fp8`` for FP8); the element-wise work around them (norms, activations, softmax,
+    the optimizer) is memory-bound: ``train_act_bytes`` bytes per layer and hidden unit per token,
+    at the card's bandwidth. That second term is why a high-ridge card (H100) and a small model
+    reach a lower MFU than an A100 and a large model. Element-wise on numpy arrays.
+    """
+    matmul = cost["hardware_flops"] + cost["expert_flops"] / factors["train_moe_eff"]
+    return matmul / (cost["peak"] * factors["train_util"]) + cost["traffic"] * factors["train_act_bytes"] / cost[
+        "bandwidth"
+    ]
+
+
+def _training_factors(eng: Engine, precision: str) -> dict[str, float]:
+    util = eng.train_util_fp8 if precision == "fp8" else eng.train_util
+    if util is None or eng.train_act_bytes is None:
+        from .catalog import engines
+
+        table = engines()
+        known = [str(e) for e, v in zip(table["engine"], table["train_util"]) if v == v]
+        raise ValueError(f"engine={eng.name!r} has no fitted training factors; choose one of: {', '.join(known)}")
+    return {"train_util": util, "train_act_bytes": eng.train_act_bytes, "train_moe_eff": eng.train_moe_eff}
+
+
+def training_tokens_per_s(
+    model: Model | str,
+    card: str | GPU,
+    *,
+    context: int = 2048,
+    precision: str = "bf16",
+    recompute: str = "none",
+    engine: str = "megatron",
+) -> float:
+    """Training throughput of one GPU, tokens/s, with the engine's fitted factors (:func:`training_token_seconds`).
+
+    ``precision`` is the Tensor rate the matrix multiplies run at (bf16, fp16 or fp8).
+    """
+    m, g = lookup_model(model), lookup_gpu(card, "card")
+    context = checks.whole(context, "context")
+    precision = checks.choice(precision, "precision", ("bf16", "fp16", "fp8"))
+    recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    eng = lookup_engine(engine, "engine")
+    cost = _training_cost(m, g, precision, context, recompute)
+    return float(1 / training_token_seconds(cost, _training_factors(eng, precision)))
+
+
 def training_time(
     model: Model | str | float,
     card: str | GPU,
@@ -350,53 +613,64 @@ def training_time(
     gpus: int = 1,
     mfu: float | None = None,
     precision: str = "bf16",
+    context: int = 2048,
     recompute: str = "none",
     electricity_price: float | None = None,
     currency: str = "CNY",
-    engine: str = "transformers",
+    engine: str = "megatron",
 ) -> TrainingTime:
     """Time to train ``model`` (a catalog model, a Model or a parameter count) on ``tokens`` tokens.
 
-    FLOPs = 6 × N × D (8 × N × D with ``recompute="full"``: the forward pass runs twice) (Kaplan
-    et al. 2020; Korthikanti et al. 2022). Time = FLOPs / (``gpus`` × dense peak × MFU). Energy =
-    GPU-hours × the card's TDP (the GPUs alone: no host, network or cooling). ``mfu`` defaults to
-    the engine's training_mfu in engines.csv, fitted to published pre-training GPU-hours.
-    ``electricity_price`` is per kWh, in ``currency``.
+    Model FLOPs per token: :func:`training_flops_per_token` (6N with N the *active* parameters,
+    plus attention at ``context`` tokens); a bare parameter count gives 6N. Time per token: the
+    engine's fitted model (:func:`training_token_seconds`: Tensor work at a fitted utilisation plus
+    memory-bound element-wise work; full recomputation re-runs the forward pass), or, when ``mfu``
+    is given, model FLOPs / (peak × mfu). Energy = GPU-hours × the card's TDP (the GPUs alone: no
+    host, network or cooling). ``electricity_price`` is per kWh, in ``currency``.
     """
-    if isinstance(model, (int, float)) and not isinstance(model, bool):
-        n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
-        label = f"{n / 1e9:.2f}B parameters"
-    else:
-        m = lookup_model(model)
-        n = float(param_count(m))
-        label = f"{m.name} ({n / 1e9:.2f}B parameters)"
-    tokens = checks.number(tokens, "tokens", high=1e16, open_low=True, unit="training tokens")
     g = lookup_gpu(card, "card")
-    gpus = checks.whole(gpus, "gpus")
+    precision = checks.choice(precision, "precision", ("bf16", "fp16", "fp8", "fp32"))
+    context = checks.whole(context, "context")
     recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    tokens = checks.number(tokens, "tokens", high=1e16, open_low=True, unit="training tokens")
+    gpus = checks.whole(gpus, "gpus")
     eng = lookup_engine(engine, "engine")
     currency = checks.currency(currency)
-    fitted = mfu is None
-    mfu = (eng.training_mfu or 0.4) if mfu is None else checks.fraction(mfu, "mfu")
+    if mfu is not None:
+        mfu = checks.fraction(mfu, "mfu")
     if electricity_price is not None:
         electricity_price = checks.number(electricity_price, "electricity_price", high=1e6, unit="per kWh")
-    factor = 8 if recompute == "full" else 6
-    flops = factor * n * tokens
     peak = peak_flops(g, precision)
-    seconds = flops / (gpus * peak * mfu)
-    gpu_hours = seconds * gpus / 3600
+    if isinstance(model, (int, float)) and not isinstance(model, bool):
+        n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
+        label, per_token = f"{n / 1e9:.2f}B parameters", 6 * n
+        if mfu is None:
+            raise ValueError("model: a bare parameter count needs mfu=...; give a catalog model or a Model instead")
+        seconds_per_token = per_token / (peak * mfu)
+    else:
+        m = lookup_model(model)
+        label = f"{m.name} ({param_count(m, active=True) / 1e9:.2f}B active parameters)"
+        cost = _training_cost(m, g, precision, context, recompute)
+        per_token = cost["flops"]
+        if mfu is None:
+            seconds_per_token = float(training_token_seconds(cost, _training_factors(eng, precision)))
+        else:
+            seconds_per_token = per_token / (peak * mfu)
+    fitted = mfu is None
+    achieved = per_token / (seconds_per_token * peak)
+    flops = per_token * tokens
+    gpu_hours = tokens * seconds_per_token / 3600
     energy = gpu_hours * g.tdp_w / 1000
-    cost = energy * electricity_price if electricity_price is not None else None
+    cost_money = energy * electricity_price if electricity_price is not None else None
     assumptions = (
-        f"{label} × {tokens:.3g} tokens × {factor} FLOPs = {flops:.3g} FLOPs "
-        "(Kaplan et al. 2020, C ≈ 6ND; 8ND with full activation recomputation; selective recomputation "
-        "re-runs only the attention scores, whose FLOPs 6ND leaves out).",
-        f"{g.name}: {peak / 1e12:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU"
-        + (" (engines.csv training_mfu, fitted to published pre-training GPU-hours)." if fitted else "."),
+        f"{label} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
+        "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
+        f"{g.name}: {peak / 1e12:,.0f} dense {precision} TFLOPS at {achieved:.0%} MFU"
+        + (f" ({eng.name}'s fitted training factors, data/engines.csv; recompute={recompute})." if fitted else "."),
         f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included.",
     )
-    return TrainingTime(flops, g.name, gpus, mfu, gpu_hours, seconds / 86400, energy, cost,
-                        currency if cost is not None else None, assumptions)  # fmt: skip
+    return TrainingTime(flops, g.name, gpus, achieved, gpu_hours, gpu_hours / gpus / 24, energy, cost_money,
+                        currency if cost_money is not None else None, assumptions)  # fmt: skip
 
 
 def break_even_days(
@@ -421,3 +695,73 @@ def break_even_days(
     utilization = checks.fraction(utilization, "utilization")
     saving_per_day = 24 * utilization * (cloud_hourly - power_w / 1000 * electricity_price)
     return math.inf if saving_per_day <= 0 else purchase_price / saving_per_day
+
+
+# ---------------------------------------------------------------------------------------------
+# The questions people ask: does it fit, how fast, how long a context, how many users
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Speed:
+    """A checked speed answer: whether the workload fits, and only then how fast it runs.
+
+    ``tokens_per_s`` (all sequences together), ``tokens_per_s_per_user`` and
+    ``time_to_first_token_s`` are None when the workload does not fit; ``reason`` then says why.
+    """
+
+    fits: bool
+    per_gpu_gib: float
+    card_gib: float
+    gpus: int
+    tokens_per_s: float | None
+    tokens_per_s_per_user: float | None
+    time_to_first_token_s: float | None
+    reason: str
+
+    def __str__(self) -> str:
+        if not self.fits:
+            return f"does not fit: {self.reason}"
+        return (
+            f"{self.tokens_per_s:,.1f} tokens/s in all ({self.tokens_per_s_per_user:,.1f} per user), first token after "
+            f"{self.time_to_first_token_s:,.2f} s; {self.per_gpu_gib:.1f} of {self.card_gib:g} GiB per GPU"
+        )
+
+
+def inference_speed(
+    model: Model | str,
+    card: str | GPU,
+    *,
+    weights: str = "fp16",
+    kv: str = "fp16",
+    batch: int = 1,
+    context: int = 4096,
+    gpus: int = 1,
+    engine: str = "vllm",
+    interconnect: str | None = None,
+    headroom: float = 0.1,
+) -> Speed:
+    """Decode speed and time to first token of ``batch`` users at ``context`` tokens — if the workload fits.
+
+    The memory comes first (:func:`hwguide.inference_memory` against ``gpus`` × ``card`` with
+    ``headroom`` to spare); when it does not fit, the answer says so and gives no speed. The time
+    to first token is for a prompt that fills the context (the slowest case).
+    """
+    from .memory import inference_memory
+    from .result import GIB
+
+    g = lookup_gpu(card, "card")
+    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
+    fits = mem.fits(g, headroom=headroom)
+    base = dict(per_gpu_gib=mem.per_gpu_bytes / GIB, card_gib=g.memory_gib, gpus=mem.gpus)
+    if not fits:
+        usable = g.memory_gib * (1 - headroom)
+        reason = (f"needs {mem.per_gpu_bytes / GIB:.1f} GiB per GPU on {mem.gpus} × {g.name}, which holds "
+                  f"{usable:.1f} of its {g.memory_gib:g} GiB with {headroom:.0%} kept free")  # fmt: skip
+        return Speed(False, **base, tokens_per_s=None, tokens_per_s_per_user=None, time_to_first_token_s=None,
+                     reason=reason)  # fmt: skip
+    kw = dict(weights=weights, gpus=gpus, engine=engine, interconnect=interconnect)
+    total = decode_tokens_per_s(model, g, batch=batch, context=context, kv=kv, **kw)
+    first = prefill_seconds(model, g, context, batch=1, **kw)
+    return Speed(True, **base, tokens_per_s=total, tokens_per_s_per_user=total / batch,
+                 time_to_first_token_s=first, reason="")  # fmt: skip

@@ -22,7 +22,8 @@ import pandas as pd
 
 from . import checks
 from .architecture import param_count
-from .catalog import load_table, model
+from .catalog import load_table, lookup_engine, model
+from .fit import SPEED_KINDS
 from .gguf import gguf_file_bytes
 from .memory import finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
 
@@ -74,8 +75,12 @@ def estimate(row: dict[str, Any]) -> float:
         if is_gguf(fmt):
             return float(gguf_file_bytes(m, fmt, rules=str(args.get("gguf_rules", "current"))))
         return float(weights_bytes(m, fmt))
-    if kind in ("decode_tps", "prefill_tps", "training_gpu_hours"):
-        return _speed_estimate(row, m, args)
+    if kind in SPEED_KINDS:
+        from .fit import FACTORS, _row, predict
+
+        work = _row(row)
+        eng = lookup_engine(work.engine or "other")
+        return predict(work, {f: getattr(eng, f) for f in FACTORS})
     batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -115,20 +120,6 @@ def estimate(row: dict[str, Any]) -> float:
         return _pick(mem, compares, scope)
 
 
-def _speed_estimate(row: dict[str, Any], m: Any, args: dict[str, Any]) -> float:
-    """Tokens/s (decode, prefill) or GPU-hours (training) for a speed row."""
-    from .speed import decode_tokens_per_s, prefill_seconds, training_time
-
-    card, engine = row["gpu"], row.get("engine") or "llama.cpp"
-    weights = row.get("weights") or "fp16"
-    batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 128))
-    if row["kind"] == "decode_tps":
-        return decode_tokens_per_s(m, card, weights=weights, batch=batch, context=context, engine=engine)
-    if row["kind"] == "prefill_tps":
-        return batch * context / prefill_seconds(m, card, context, weights=weights, batch=batch, engine=engine)
-    return training_time(m, card, tokens=float(args["tokens"])).gpu_hours
-
-
 def _nominal_bits(fmt: str) -> float | None:
     match = re.search(r"(\d+)", fmt)
     if fmt.lower() in ("fp16", "bf16", "f16"):
@@ -141,7 +132,7 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
     published = m.params_total_b or param_count(m) / 1e9
     kind, compares, fmt = row["kind"], row["compares"], row.get("weights") or "fp16"
     out: dict[str, float | None] = dict.fromkeys(RULES)
-    if kind in ("decode_tps", "prefill_tps", "training_gpu_hours"):
+    if kind in SPEED_KINDS:
         from .catalog import gpu
         from .speed import peak_flops
 
@@ -151,8 +142,10 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
             out["bandwidth/size"] = card.bandwidth_gbs * 1e9 / size
         elif kind == "prefill_tps":
             out["peak/2P"] = peak_flops(card, "fp16") / (2 * param_count(m))
-        else:  # 6ND at 50% MFU, llm-analysis's suggested flops efficiency
-            flops = 6 * param_count(m) * float(_args(row.get("args"))["tokens"])
+        elif kind == "training_tps":  # 6N per token at 50% MFU
+            out["6ND@50%"] = 0.5 * peak_flops(card, "bf16") / (6 * param_count(m, active=True))
+        elif kind == "training_gpu_hours":  # 6ND at 50% MFU, llm-analysis's suggested flops efficiency
+            flops = 6 * param_count(m, active=True) * float(_args(row.get("args"))["tokens"])
             out["6ND@50%"] = flops / (0.5 * peak_flops(card, "bf16")) / 3600
         return out
     if kind == "file_size":
@@ -172,24 +165,38 @@ def validate(*, show: bool = True) -> pd.DataFrame:
     """Estimate every usable row of data/measurements.csv; print the report when ``show``.
 
     Returns one row per measurement with ``measured_gib``, ``hwguide_gib``, ``hwguide_err``
-    (signed, a fraction of the measured value) and the same error for each rule of thumb.
-    Excluded rows are listed with their reason.
+    (signed, a fraction of the measured value, with the factors of data/engines.csv: in sample
+    for speed rows, whose factors were fitted on them), ``hwguide_oos_err`` (out of sample: for
+    speed rows, each source's rows estimated by factors fitted without that source, see
+    :func:`hwguide.fit.cross_validate`; the memory math has no fitted factors, so it equals
+    ``hwguide_err`` there) and the error of each rule of thumb. Excluded rows carry their reason.
     """
+    from .fit import _cached_cross_validation, speed_rows
+
     show = checks.flag(show, "show")
     table = load_table("measurements")
+    held_out = _cached_cross_validation().set_index("id")
+    unusable = dict(zip(*speed_rows()[1].to_dict("list").values())) if len(speed_rows()[1]) else {}
     records = []
     for row in table.to_dict("records"):
         row = {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()}
         measured = float(row["measured"]) * UNITS[row["unit"]]
-        speed = row["kind"] in ("decode_tps", "prefill_tps", "training_gpu_hours")
+        speed = row["kind"] in SPEED_KINDS
         record = {"id": row["id"], "kind": row["kind"], "model": row["model"],
                   "setup": _setup(row), "measured_gib": measured / (1 if speed else 2**30)}  # fmt: skip
-        if row.get("excluded_because"):
-            record["excluded_because"] = row["excluded_because"]
+        reason = row.get("excluded_because") or unusable.get(row["id"])
+        if reason:
+            record["excluded_because"] = reason
             records.append(record)
             continue
-        est = estimate(row)
+        try:
+            est = estimate(row)
+        except (ValueError, LookupError) as err:  # a format or card the kit cannot model yet
+            record["excluded_because"] = f"the kit cannot estimate it: {str(err).splitlines()[0]}"
+            records.append(record)
+            continue
         record.update(hwguide_gib=est / (1 if speed else 2**30), hwguide_err=est / measured - 1)
+        record["hwguide_oos_err"] = held_out.loc[row["id"], "out_of_sample_err"] if speed else record["hwguide_err"]
         for rule, value in _rules_of_thumb(row).items():
             record[f"{rule}_err"] = None if value is None else value / measured - 1
         records.append(record)
@@ -220,7 +227,7 @@ def summary(frame: pd.DataFrame) -> pd.DataFrame:
     used = frame[frame["hwguide_err"].notna()]
     rows = []
     for kind, part in used.groupby("kind"):
-        for method in ["hwguide", *RULES]:
+        for method in ["hwguide_oos", "hwguide", *RULES]:
             errors = part[f"{method}_err"].dropna().abs()
             if len(errors):
                 rank = _rank_correlation(part, method) if kind in ("decode_tps", "prefill_tps") else None

@@ -6,9 +6,10 @@ so the reader can see (and change) what a score means:
 * inference: Llama-3.1-8B in fp16 with a 4,096-token context, decoded for one user and for a
   batch of 32 users; the score is the geometric mean of the two speeds;
 * training: bf16 mixed-precision AdamW training of Qwen2.5-1.5B (a 1B-class model), micro-batch
-  1 × 2,048 tokens with activation checkpointing; the score is training tokens/s at the engine's
-  training MFU, i.e. proportional to dense BF16 (or FP16) Tensor TFLOPS: bandwidth and links,
-  which also slow real training, are not in this score.
+  1 × 2,048 tokens with activation checkpointing; the score is one GPU's training tokens/s with
+  the fitted training factors (Tensor work at a fitted utilisation plus memory-bound element-wise
+  work, :func:`hwguide.speed.training_token_seconds`): dense BF16 (or FP16) TFLOPS matter most,
+  bandwidth too; links between GPUs are not in this score.
 
 Scores are relative to a reference card (100 = the reference). Value = score per 1,000 units of
 currency, from the dated observations in data/prices.csv (or prices you pass).
@@ -24,18 +25,17 @@ from typing import Any
 import pandas as pd
 
 from . import checks
-from .architecture import param_count
-from .catalog import GPU, gpus, lookup_engine, lookup_gpu, lookup_model
+from .catalog import GPU, gpus, lookup_gpu, lookup_model
 from .catalog import prices as price_table
 from .memory import inference_memory, training_memory
-from .speed import decode_tokens_per_s, peak_flops
+from .speed import decode_tokens_per_s, training_tokens_per_s
 
 __all__ = ["INFERENCE_WORKLOAD", "TRAINING_WORKLOAD", "compare", "decode_name", "rank_gpus", "value_ranking"]
 
 INFERENCE_WORKLOAD: dict[str, Any] = dict(model="Llama-3.1-8B", weights="fp16", context=4096, batch=32,
                                           engine="vllm")  # fmt: skip
 TRAINING_WORKLOAD: dict[str, Any] = dict(model="Qwen2.5-1.5B", batch=1, context=2048, recompute="full",
-                                         engine="transformers")  # fmt: skip
+                                         engine="megatron")  # fmt: skip
 REFERENCE = "A100 SXM4 80GB"
 
 
@@ -53,8 +53,8 @@ def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
 def _score_training(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
     m = lookup_model(w["model"], "workload")
     precision = "bf16" if card.bf16_tflops else "fp16"
-    mfu = lookup_engine(w["engine"], "workload").training_mfu or 0.4
-    tokens_per_s = peak_flops(card, precision) * mfu / (6 * param_count(m))
+    tokens_per_s = training_tokens_per_s(m, card, context=w["context"], precision=precision,
+                                         recompute=w.get("recompute", "none"), engine=w["engine"])  # fmt: skip
     fits = training_memory(m, batch=w["batch"], context=w["context"], recompute=w.get("recompute", "none"),
                            precision="bf16-mixed" if precision == "bf16" else "fp16-mixed").fits(card)  # fmt: skip
     return {"precision": precision, "training_tokens_per_s": tokens_per_s, "raw": tokens_per_s,

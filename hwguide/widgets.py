@@ -22,10 +22,10 @@ import pandas as pd
 from IPython.display import HTML
 
 from . import charts, checks
-from .catalog import gpus, interconnects, lookup_model, models
+from .catalog import engines, gpus, interconnects, lookup_model, models
 from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
 from .planner import recommend
-from .speed import arithmetic_intensity, decode_tokens_per_s, prefill_seconds
+from .speed import arithmetic_intensity, inference_engines, inference_speed, prefill_seconds
 from .value import compare
 
 __all__ = [
@@ -129,6 +129,12 @@ def _int(description: str, value: int, low: int, high: int) -> widgets.BoundedIn
                                   layout=_LAYOUT)  # fmt: skip
 
 
+def _memory_engines() -> list[str]:
+    """Engines whose CUDA context is sourced, so that their memory can be estimated."""
+    table = engines()
+    return [str(e) for e, mib in zip(table["engine"], table["cuda_context_mib"]) if mib == mib]
+
+
 def _model_names() -> list[str]:
     return list(models()["name"])
 
@@ -172,7 +178,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "kv": _dropdown("KV cache", list(KV_DTYPES), "fp16"),
         "batch": _int("Batch", 1, 1, 4096),
         "context": _int("Context", 4096, 1, 2_000_000),
-        "engine": _dropdown("Engine", ["transformers", "vllm", "llama.cpp"], "transformers"),
+        "engine": _dropdown("Engine", _memory_engines(), "transformers"),
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
     }
@@ -238,18 +244,25 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
 
 
 def speed_report(*, model: str, card: str, weights: str, batch: int, context: int, gpus: int,
-                 engine: str) -> pd.DataFrame:  # fmt: skip
-    """Decode speed (aggregate and per user) and time to first token for a few prompt lengths."""
-    total = decode_tokens_per_s(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine)
+                 engine: str) -> tuple[HTML, pd.DataFrame] | HTML:  # fmt: skip
+    """Whether the workload fits, and if it does: decode speed (all users, per user) and time to first token.
+
+    A workload that does not fit gets the verdict and no speed (:func:`hwguide.inference_speed`).
+    """
+    speed = inference_speed(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine)
+    if not speed.fits:
+        return HTML(f"<p><b>Does not fit</b>: {html.escape(speed.reason)}. GiB = 2<sup>30</sup> bytes.</p>")
     rows = [
-        {"quantity": "decode, all users (tokens/s)", "value": total},
-        {"quantity": "decode, per user (tokens/s)", "value": total / batch},
+        {"quantity": "decode, all users (tokens/s)", "value": speed.tokens_per_s},
+        {"quantity": "decode, per user (tokens/s)", "value": speed.tokens_per_s_per_user},
     ]
     for prompt in (512, 2048, 8192):
         rows.append({"quantity": f"time to first token, {prompt:,}-token prompt (s)",
                      "value": prefill_seconds(model, card, prompt, weights=weights, batch=1, gpus=gpus,
                                               engine=engine)})  # fmt: skip
-    return pd.DataFrame(rows).round(3)
+    line = HTML(f"<p><b>Fits</b>: {speed.per_gpu_gib:.1f} of {speed.card_gib:g} GiB per GPU on {speed.gpus} × "
+                f"{html.escape(str(card))}.</p>")  # fmt: skip
+    return line, pd.DataFrame(rows).round(3)
 
 
 def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -261,7 +274,7 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
         "batch": _int("Users", 1, 1, 4096),
         "context": _int("Context", 2048, 1, 2_000_000),
         "gpus": _int("GPUs", 1, 1, 64),
-        "engine": _dropdown("Engine", ["llama.cpp", "vllm", "transformers"], "llama.cpp"),
+        "engine": _dropdown("Engine", [e for e in inference_engines() if e != "other"], "llama.cpp"),
     }
     return _calculator(speed_report, controls, "Speed", "speed")
 

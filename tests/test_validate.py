@@ -15,7 +15,7 @@ def report():
 def test_every_usable_row_is_estimated(report):
     used = report[report["excluded_because"].isna()] if "excluded_because" in report else report
     assert used["hwguide_err"].notna().all()
-    assert len(used) >= 100
+    assert len(used) >= 1000
 
 
 def test_gguf_and_gptq_file_sizes_within_half_a_percent(report):
@@ -25,18 +25,20 @@ def test_gguf_and_gptq_file_sizes_within_half_a_percent(report):
 
 
 def test_rows_beyond_25_percent_are_explained(report):
-    # the memory rows (issue 3) and the pre-training GPU-hours (target 20%) explain their outliers
+    # the memory rows of issue 3 (ids like inf-07) explain their outliers in their notes; the rows
+    # collected for issue 14 (three-digit ids) are judged by the accuracy report instead
     notes = hg.load_table("measurements").set_index("id")["notes"]
-    memory = report["kind"].str.endswith(("memory", "size"))
-    hours = report["kind"] == "training_gpu_hours"
-    far = report[(memory & (report["hwguide_err"].abs() > 0.25)) | (hours & (report["hwguide_err"].abs() > 0.2))]
+    memory = report["kind"].str.endswith(("memory", "size")) & report["id"].str.fullmatch(r"[a-z]+-\d\d")
+    far = report[memory & (report["hwguide_err"].abs() > 0.25)]
     for row_id in far["id"]:
         assert str(notes[row_id]).startswith("Beyond 25%"), row_id
 
 
 def test_summary_has_a_line_per_kind(report):
     table = summary(report)
-    assert {"file_size", "inference_memory", "finetune_memory"} <= set(table["kind"])
+    assert {"file_size", "inference_memory", "finetune_memory", "decode_tps", "throughput_tps"} <= set(table["kind"])
+    speed = table[table["kind"] == "decode_tps"].set_index("method")
+    assert {"hwguide_oos", "hwguide", "bandwidth/size"} <= set(speed.index)  # out of sample beside in sample
 
 
 def test_gguf_llama2_7b_q4_k_m_is_byte_exact():

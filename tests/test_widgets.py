@@ -55,11 +55,15 @@ def test_finetune_and_training_reports_give_the_real_verdict():
 
 
 def test_speed_and_interconnect_reports():
-    frame = w.speed_report(model="Llama-2-7B", card="RTX 3090", weights="Q4_0", batch=1, context=128, gpus=1,
-                           engine="llama.cpp")  # fmt: skip
+    line, frame = w.speed_report(model="Llama-2-7B", card="RTX 3090", weights="Q4_0", batch=1, context=128, gpus=1,
+                                 engine="llama.cpp")  # fmt: skip
+    assert "Fits" in line.data
     assert frame.iloc[0]["value"] == pytest.approx(
         hg.decode_tokens_per_s("Llama-2-7B", "RTX 3090", weights="Q4_0", context=128), abs=1e-3
     )
+    too_big = w.speed_report(model="Llama-2-70B", card="RTX 3090", weights="fp16", batch=1, context=128, gpus=1,
+                             engine="vllm")  # fmt: skip
+    assert "Does not fit" in too_big.data and "tokens/s" not in too_big.data  # a verdict, not a speed
     links = w.interconnect_report(model="Llama-2-7B", gpus=8)
     assert links.iloc[0]["seconds"] <= links.iloc[-1]["seconds"]
     for gpus in (1, 0, 2.5, "8", 10**9):

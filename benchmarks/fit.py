@@ -1,0 +1,52 @@
+"""Fit the engines' speed factors to data/measurements.csv and write them into data/engines.csv.
+
+    python benchmarks/fit.py            # fit on every usable row, write data/engines.csv, print the report
+    python benchmarks/fit.py --dry-run  # print only
+
+The report gives, per kind of measurement, the median error in sample (factors fitted on all rows)
+and out of sample (each source's rows predicted by factors fitted without that source): only the
+second is evidence. The physics is in hwguide/speed.py and the fitting in hwguide/fit.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import hwguide as hg  # noqa: E402
+from hwguide import fit  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true", help="print the fit and the report; write nothing")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    rows, skipped = fit.speed_rows()
+    factors = fit.fit_factors(rows)
+    table = fit.engines_frame(factors, rows, dt.date.today().isoformat())
+    cols = ["engine", *fit.FACTORS]
+    print(table[cols].to_string(index=False))
+    report = fit.cross_validate(rows)
+    print()
+    print(fit.summary(report).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    print(f"\n{len(rows)} rows from {len({r.source for r in rows})} sources; {len(skipped)} speed rows skipped "
+          f"(reasons: python -c 'from hwguide import fit; print(fit.speed_rows()[1])'); "
+          f"{time.perf_counter() - start:.1f} s")  # fmt: skip
+    if not args.dry_run:
+        path = hg.data_dir() / "engines.csv"
+        table.to_csv(path, index=False, lineterminator="\n", float_format="%.6g")
+        hg.catalog._table.cache_clear()
+        hg.load_table("engines")  # what was written must load
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,362 @@
+"""Fit the engines' speed factors to published measurements, and judge them on sources left out.
+
+The physics of a step is in :mod:`hwguide.speed` (:func:`~hwguide.speed.step_seconds`,
+:func:`~hwguide.speed.prefill_time`, :func:`~hwguide.speed.training_token_seconds`); what an
+engine adds are a few factors per engine (achievable bandwidth per weight class, MFU, per-step,
+per-layer and per-expert overheads, training utilisation). This module:
+
+* turns every usable speed row of data/measurements.csv into the cost of its workload
+  (:func:`speed_rows`), computed by the same functions the kit answers with;
+* fits all engines' factors at once by least squares on log(estimate / measured)
+  (:func:`fit_factors`), each engine's factors pulled towards factors pooled over all engines
+  (a ridge in log space, so an engine with few rows borrows from the others, and an engine with
+  none gets the pooled values);
+* predicts each source's rows with factors fitted without that source (:func:`cross_validate`,
+  leave one source out): the only error figures the kit quotes.
+
+``python benchmarks/fit.py`` writes the factors fitted on all rows into data/engines.csv.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+
+import numpy as np
+import pandas as pd
+
+from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_model
+from .memory import check_weights
+from .speed import (
+    SPEED_FACTORS,
+    _interconnect,
+    _prefill_cost,
+    _step_cost,
+    _training_cost,
+    prefill_time,
+    step_seconds,
+    training_token_seconds,
+)
+
+__all__ = ["FACTORS", "SPEED_KINDS", "cross_validate", "fit_factors", "source_group", "speed_rows"]
+
+SPEED_KINDS = ("decode_tps", "prefill_tps", "throughput_tps", "training_tps", "training_gpu_hours")
+TRAINING_KINDS = ("training_tps", "training_gpu_hours")
+
+# Each factor: (starting value and prior centre, prior width in log units, lower and upper bound,
+# how far one engine may stray from the pooled value in log units). The priors are weak (e^1 ≈ ×2.7):
+# they matter only where no row says anything about a factor. Efficiencies differ little between
+# engines (0.5 ≈ ×1.65 costs as much as one row that far off); fixed overheads differ by orders of
+# magnitude (a Python loop per layer against CUDA graphs), so they may stray by e^2.5 ≈ ×12.
+FACTORS: dict[str, tuple[float, float, float, float, float]] = {
+    "bw_16bit": (0.8, 1.0, 0.05, 1.0, 0.5),
+    "bw_8bit": (0.7, 1.0, 0.05, 1.0, 0.5),
+    "bw_lowbit": (0.6, 1.0, 0.05, 1.0, 0.5),
+    "decode_mfu": (0.3, 1.0, 0.01, 1.0, 0.5),
+    "prefill_mfu": (0.4, 1.0, 0.01, 1.0, 0.5),
+    "dequant_compute": (0.7, 1.0, 0.05, 1.0, 0.5),
+    "step_us": (200.0, 2.0, 1.0, 1e6, 2.5),
+    "layer_us": (20.0, 2.0, 0.01, 1e5, 2.5),
+    "expert_us": (5.0, 2.0, 0.01, 1e5, 2.5),
+    "allreduce_latency_us": (30.0, 2.0, 0.1, 1e5, 2.5),
+    "train_util": (0.5, 1.0, 0.05, 1.0, 0.5),
+    "train_util_fp8": (0.4, 1.0, 0.05, 1.0, 0.5),
+    "train_act_bytes": (100.0, 2.0, 1.0, 1e5, 1.0),
+    "train_moe_eff": (0.7, 1.0, 0.05, 1.0, 0.5),
+}
+INFERENCE_FACTORS = SPEED_FACTORS
+TRAINING_FACTORS = ("train_util", "train_util_fp8", "train_act_bytes", "train_moe_eff")
+
+
+def source_group(url: str) -> str:
+    """The source a row belongs to, for leaving sources out: a GitHub repository, or a site and its first path part."""
+    first = (url or "").split(" ; ")[0].strip()
+    parsed = urlparse(first)
+    parts = [p for p in parsed.path.split("/") if p]
+    if parsed.netloc.endswith("github.com") and len(parts) >= 2:
+        return f"github.com/{parts[0]}/{parts[1]}".lower()
+    return f"{parsed.netloc}/{parts[0] if parts else ''}".lower()
+
+
+def _args(text: str | None) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in filter(None, (text or "").split(";")) if "=" in item)
+
+
+@dataclass(frozen=True)
+class SpeedRow:
+    """One usable speed measurement and the cost of its workload."""
+
+    id: str
+    kind: str
+    engine: str  # an engine of data/engines.csv, or "" for one the table does not know (gets the pooled factors)
+    source: str
+    measured: float
+    decode: Mapping[str, float] | None = None  # cost of one decode step
+    prefill: Mapping[str, float] | None = None  # cost of the prompts
+    train: Mapping[str, float] | None = None  # cost of one training token
+    batch: float = 1.0
+    output: float = 1.0  # decode steps per request (throughput rows)
+    counted: float = 1.0  # tokens counted per decode step and sequence (throughput rows: output, or total)
+    prompt: float = 1.0
+    tokens: float = 1.0  # training tokens (GPU-hours rows)
+    precision: str = "bf16"
+
+
+def _known_engine(name: str | None) -> str:
+    """The engine of data/engines.csv a row names, or "" (the pooled factors, the table's "other" row)."""
+    try:
+        found = lookup_engine(name or "", "engine").name
+    except ValueError:
+        return ""
+    return "" if found == "other" else found
+
+
+def _row(r: Mapping[str, Any]) -> SpeedRow:
+    """The workload of one measurement row, through the same cost functions the kit answers with."""
+    args = _args(r.get("args"))
+    m, g = lookup_model(r["model"]), lookup_gpu(r["gpu"])
+    engine = _known_engine(r.get("engine"))
+    eng = lookup_engine(engine or "other")  # the cost's engine-specific parts: matmul precision, chunking
+    gpus = int(args.get("tp") or r.get("gpu_count") or 1) if r["kind"] not in TRAINING_KINDS else 1
+    link = _interconnect(args.get("interconnect"), g, gpus) if gpus > 1 else None
+    batch = int(r.get("batch") or 1)
+    measured = float(r["measured"])
+    common = dict(id=r["id"], kind=r["kind"], engine=engine, source=source_group(r["source"]), measured=measured)
+    weights = check_weights(r.get("weights") or "fp16") if r["kind"] not in TRAINING_KINDS else "bf16"
+    kv = r.get("kv_dtype") or "fp16"
+    if r["kind"] == "decode_tps":
+        if "input" in args and "output" in args:
+            context = int(args["input"]) + int(args["output"]) // 2
+        else:
+            context = max(1, int(r.get("context") or 128) // 2)  # the context grows over the measured tokens
+        cost = _step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+        return SpeedRow(**common, decode=cost, batch=batch)
+    if r["kind"] == "prefill_tps":
+        context = int(r.get("context") or args.get("input") or 512)
+        cost = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+        return SpeedRow(**common, prefill=cost, batch=batch, prompt=context)
+    if r["kind"] == "throughput_tps":
+        prompt, output = int(args["input"]), int(args["output"])
+        pre = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
+        step = _step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus,
+                          link=link, kv=kv)  # fmt: skip
+        counted = (prompt + output) / output if args.get("counts") == "total" else 1.0
+        if args.get("per_gpu_throughput") == "true":
+            common["measured"] = measured * max(int(r.get("gpu_count") or 1), 1)
+        return SpeedRow(**common, decode=step, prefill=pre, batch=batch, output=output, counted=counted, prompt=prompt)
+    precision = "fp8" if "fp8" in str(r.get("precision") or "").lower() else "bf16"
+    context = int(r.get("context") or args.get("seq_len") or 4096)
+    recompute = r.get("recompute") or "none"
+    cost = _training_cost(m, g, precision, context, recompute)
+    tokens = float(args.get("tokens") or 1.0)
+    return SpeedRow(**common, train=cost, tokens=tokens, precision=precision)
+
+
+def speed_rows(table: pd.DataFrame | None = None) -> tuple[list[SpeedRow], pd.DataFrame]:
+    """The usable speed rows of data/measurements.csv as workloads, and the rows left out with the reason."""
+    table = load_table("measurements") if table is None else table
+    rows, skipped = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for r in table.astype(object).where(table.notna(), None).to_dict("records"):
+            if r["kind"] not in SPEED_KINDS or r.get("excluded_because"):
+                continue
+            try:
+                rows.append(_row(r))
+            except (ValueError, LookupError, KeyError) as err:
+                skipped.append({"id": r["id"], "reason": str(err).splitlines()[0]})
+    return rows, pd.DataFrame(skipped, columns=["id", "reason"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Prediction with a set of factors
+# ---------------------------------------------------------------------------------------------
+
+
+def predict(row: SpeedRow, factors: Mapping[str, float]) -> float:
+    """The kit's estimate for one row with the given factors of its engine."""
+    if row.kind == "decode_tps":
+        return row.batch / float(step_seconds(row.decode, factors))
+    if row.kind == "prefill_tps":
+        return row.batch * row.prompt / float(prefill_time(row.prefill, factors))
+    if row.kind == "throughput_tps":
+        seconds = float(prefill_time(row.prefill, factors)) + row.output * float(step_seconds(row.decode, factors))
+        return row.batch * row.output * row.counted / seconds
+    train = dict(factors, train_util=factors["train_util_fp8"] if row.precision == "fp8" else factors["train_util"])
+    seconds = float(training_token_seconds(row.train, train))
+    return 1 / seconds if row.kind == "training_tps" else row.tokens * seconds / 3600
+
+
+# ---------------------------------------------------------------------------------------------
+# Fitting
+# ---------------------------------------------------------------------------------------------
+
+
+def _layout(rows: Sequence[SpeedRow]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The engines the rows name, and the (engine, factor) pairs to fit ("" = pooled)."""
+    names = sorted({r.engine for r in rows if r.engine})
+    pairs = [("", f) for f in FACTORS]
+    for name in names:
+        kinds = {r.kind for r in rows if r.engine == name}
+        own = (INFERENCE_FACTORS if kinds - set(TRAINING_KINDS) else ()) + (
+            TRAINING_FACTORS if kinds & set(TRAINING_KINDS) else ()
+        )
+        pairs += [(name, f) for f in own]
+    return names, pairs
+
+
+def _factors_of(x: np.ndarray, pairs: Sequence[tuple[str, str]], engine: str) -> dict[str, float]:
+    values = dict(zip(pairs, np.exp(x)))
+    return {f: float(values.get((engine, f), values[("", f)])) for f in FACTORS}
+
+
+class _Batch:
+    """The rows as arrays, so that one set of factors predicts every row in one numpy pass."""
+
+    def __init__(self, rows: Sequence[SpeedRow], pairs: Sequence[tuple[str, str]]) -> None:
+        index = {pair: i for i, pair in enumerate(pairs)}
+        self.kind = np.array([r.kind for r in rows])
+        self.measured = np.array([r.measured for r in rows])
+        # which parameter each row uses for each factor: its engine's own, else the pooled one
+        self.which = {f: np.array([index.get((r.engine, f), index[("", f)]) for r in rows], dtype=int) for f in FACTORS}
+
+        def column(part: str, key: str) -> np.ndarray:
+            return np.array([float((getattr(r, part) or {}).get(key, 1.0)) for r in rows])
+
+        keys = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "kv", "flops", "peak", "bandwidth", "layers",
+                "experts", "allreduces", "allreduce_s")  # fmt: skip
+        self.decode = {k: column("decode", k) for k in keys}
+        pre = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "flops", "peak", "bandwidth", "layers", "steps",
+               "allreduces", "allreduce_s")  # fmt: skip
+        self.prefill = {k: column("prefill", k) for k in pre}
+        self.train = {k: column("train", k) for k in ("hardware_flops", "expert_flops", "peak", "bandwidth", "traffic")}
+        for name in ("batch", "output", "counted", "prompt", "tokens"):
+            setattr(self, name, np.array([float(getattr(r, name)) for r in rows]))
+        self.fp8 = np.array([r.precision == "fp8" for r in rows])
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        values = np.exp(x)
+        f = {name: values[idx] for name, idx in self.which.items()}
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            step = step_seconds(self.decode, f)
+            pre = prefill_time(self.prefill, f)
+            util = np.where(self.fp8, f["train_util_fp8"], f["train_util"])
+            token = training_token_seconds(self.train, {**f, "train_util": util})
+            out = np.select(
+                [self.kind == "decode_tps", self.kind == "prefill_tps", self.kind == "throughput_tps",
+                 self.kind == "training_tps"],
+                [self.batch / step, self.batch * self.prompt / pre,
+                 self.batch * self.output * self.counted / (pre + self.output * step), 1 / token],
+                default=self.tokens * token / 3600,
+            )  # fmt: skip
+        return out
+
+
+def fit_factors(rows: Sequence[SpeedRow]) -> dict[str, dict[str, float]]:
+    """Factors for every engine the rows name, plus "" (pooled over all engines), fitted together.
+
+    Minimises Σ log(estimate / measured)² over the rows, plus for each engine factor
+    ((log factor − log pooled) / spread)² and for each pooled factor a weak prior
+    ((log pooled − log prior) / width)² (:data:`FACTORS`), with scipy's bounded least squares.
+    """
+    from scipy.optimize import least_squares
+
+    names, pairs = _layout(rows)
+    batch = _Batch(rows, pairs)
+    start = np.log([FACTORS[f][0] for _, f in pairs])
+    low = np.log([FACTORS[f][2] for _, f in pairs])
+    high = np.log([FACTORS[f][3] for _, f in pairs])
+    pooled = np.array([pairs.index(("", f)) for _, f in pairs])
+    own = np.array([bool(e) for e, _ in pairs])
+    centre = np.log([FACTORS[f][0] for _, f in pairs])
+    width = np.array([FACTORS[f][1] for _, f in pairs])
+    spread = np.array([FACTORS[f][4] for _, f in pairs])
+
+    def residuals(x: np.ndarray) -> np.ndarray:
+        fit_part = np.log(np.maximum(batch.predict(x), 1e-30) / batch.measured)
+        prior = np.where(own, (x - x[pooled]) / spread, (x - centre) / width)
+        return np.concatenate([fit_part, prior])
+
+    result = least_squares(residuals, np.clip(start, low + 1e-9, high - 1e-9), bounds=(low, high))
+    return {engine: _factors_of(result.x, pairs, engine) for engine in ["", *names]}
+
+
+def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
+    """Each row predicted in sample (factors fitted on all rows) and out of sample (fitted without its source).
+
+    Returns id, kind, engine, source, measured, in_sample, out_of_sample (estimates) and the two
+    signed errors (estimate / measured − 1).
+    """
+    everything = fit_factors(rows)
+    records = []
+    for source in sorted({r.source for r in rows}):
+        held = [r for r in rows if r.source == source]
+        rest = [r for r in rows if r.source != source]
+        fitted = fit_factors(rest) if rest else {"": {f: v[0] for f, v in FACTORS.items()}}
+        for r in held:
+            own = fitted.get(r.engine, fitted[""])
+            records.append({
+                "id": r.id, "kind": r.kind, "engine": r.engine or "(other)", "source": r.source,
+                "measured": r.measured,
+                "in_sample": predict(r, everything.get(r.engine, everything[""])),
+                "out_of_sample": predict(r, own),
+            })  # fmt: skip
+    frame = pd.DataFrame(records)
+    frame["in_sample_err"] = frame["in_sample"] / frame["measured"] - 1
+    frame["out_of_sample_err"] = frame["out_of_sample"] / frame["measured"] - 1
+    return frame
+
+
+@functools.cache
+def _cached_cross_validation() -> pd.DataFrame:
+    rows, _ = speed_rows()
+    return cross_validate(rows)
+
+
+def summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Median absolute error per kind, in and out of sample, with the row and source counts."""
+    out = []
+    for kind, part in frame.groupby("kind"):
+        out.append({
+            "kind": kind, "rows": len(part), "sources": part["source"].nunique(),
+            "engines": part["engine"].nunique(),
+            "in_sample_median": part["in_sample_err"].abs().median(),
+            "out_of_sample_median": part["out_of_sample_err"].abs().median(),
+            "out_of_sample_signed": part["out_of_sample_err"].median(),
+        })  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def engines_frame(factors: Mapping[str, Mapping[str, float]], rows: Sequence[SpeedRow], when: str) -> pd.DataFrame:
+    """data/engines.csv with the fitted factors written into its factor columns and a ``fitted`` note per row.
+
+    An engine gets the factors of its ``role`` (inference, training or both): its own where rows
+    name it, else the pooled ones, and says which.
+    """
+    table = engines()
+    for i, name in enumerate(table["engine"]):
+        if name == "other":
+            table.loc[i, list(FACTORS)] = [round(v, 4) if v < 10 else round(v, 1) for v in factors[""].values()]
+            table.loc[i, "fitted"] = f"benchmarks/fit.py {when}: the factors pooled over all engines, {len(rows)} rows"
+            continue
+        own = [r for r in rows if r.engine == name]
+        chosen = factors.get(name, factors[""])
+        role = table.loc[i, "role"]
+        for factor in FACTORS:
+            used = (factor in INFERENCE_FACTORS and role != "training") or (
+                factor in TRAINING_FACTORS and role != "inference"
+            )
+            value = chosen[factor]
+            table.loc[i, factor] = (round(value, 4) if value < 10 else round(value, 1)) if used else math.nan
+        table.loc[i, "fitted"] = (
+            f"benchmarks/fit.py {when}: {len(own)} rows from {len({r.source for r in own})} sources "
+            "(pulled towards the factors pooled over all engines)"
+            if own
+            else f"benchmarks/fit.py {when}: no rows of its own, so the factors pooled over all engines"
+        )
+    return table
