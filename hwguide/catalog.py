@@ -762,6 +762,21 @@ def model(name: str | Model) -> Model:
     return lookup_model(name, "name")
 
 
+def closest_model(parameters: float) -> Model:
+    """The dense decoder-only catalog model whose parameter count is closest (in ratio) to ``parameters``.
+
+    ``parameters`` below 100,000 are read as billions ("7" and 7e9 both mean 7B). Used where a
+    workload is given as a bare parameter count and an architecture is needed.
+    """
+    from .architecture import param_count
+
+    count = checks.number(parameters, "model", open_low=True, high=1e15, unit="parameters (or billions)")
+    count = count * 1e9 if count < 1e5 else count
+    table = models()
+    dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]
+    return lookup_model(min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count))))
+
+
 def lookup_model(value: str | Model, argument: str = "model") -> Model:
     """:func:`model` for a function's argument: the LookupError names ``argument``."""
     if isinstance(value, Model):

@@ -34,16 +34,16 @@ from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_mode
 from .memory import check_weights
 from .speed import (
     SPEED_FACTORS,
-    _interconnect,
-    _prefill_cost,
-    _step_cost,
-    _training_cost,
+    link_for,
+    prefill_cost,
     prefill_time,
+    step_cost,
     step_seconds,
+    training_cost,
     training_token_seconds,
 )
 
-__all__ = ["FACTORS", "SPEED_KINDS", "cross_validate", "fit_factors", "source_group", "speed_rows"]
+__all__ = ["FACTORS", "SPEED_KINDS", "cross_validate", "fit_factors", "parse_args", "source_group", "speed_rows"]
 
 SPEED_KINDS = ("decode_tps", "prefill_tps", "throughput_tps", "training_tps", "training_gpu_hours")
 TRAINING_KINDS = ("training_tps", "training_gpu_hours")
@@ -83,7 +83,8 @@ def source_group(url: str) -> str:
     return f"{parsed.netloc}/{parts[0] if parts else ''}".lower()
 
 
-def _args(text: str | None) -> dict[str, str]:
+def parse_args(text: str | None) -> dict[str, str]:
+    """The ``args`` cell of a measurement row ("input=512;output=128;tp=2") as a dict of strings."""
     return dict(item.split("=", 1) for item in filter(None, (text or "").split(";")) if "=" in item)
 
 
@@ -116,14 +117,14 @@ def _known_engine(name: str | None) -> str:
     return "" if found == "other" else found
 
 
-def _row(r: Mapping[str, Any]) -> SpeedRow:
+def workload(r: Mapping[str, Any]) -> SpeedRow:
     """The workload of one measurement row, through the same cost functions the kit answers with."""
-    args = _args(r.get("args"))
+    args = parse_args(r.get("args"))
     m, g = lookup_model(r["model"]), lookup_gpu(r["gpu"])
     engine = _known_engine(r.get("engine"))
     eng = lookup_engine(engine or "other")  # the cost's engine-specific parts: matmul precision, chunking
     gpus = int(args.get("tp") or r.get("gpu_count") or 1) if r["kind"] not in TRAINING_KINDS else 1
-    link = _interconnect(args.get("interconnect"), g, gpus) if gpus > 1 else None
+    link = link_for(args.get("interconnect"), g, gpus) if gpus > 1 else None
     batch = int(r.get("batch") or 1)
     measured = float(r["measured"])
     common = dict(id=r["id"], kind=r["kind"], engine=engine, source=source_group(r["source"]), measured=measured)
@@ -134,16 +135,16 @@ def _row(r: Mapping[str, Any]) -> SpeedRow:
             context = int(args["input"]) + int(args["output"]) // 2
         else:
             context = max(1, int(r.get("context") or 128) // 2)  # the context grows over the measured tokens
-        cost = _step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+        cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
         return SpeedRow(**common, decode=cost, batch=batch)
     if r["kind"] == "prefill_tps":
         context = int(r.get("context") or args.get("input") or 512)
-        cost = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+        cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
         return SpeedRow(**common, prefill=cost, batch=batch, prompt=context)
     if r["kind"] == "throughput_tps":
         prompt, output = int(args["input"]), int(args["output"])
-        pre = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
-        step = _step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus,
+        pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
+        step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus,
                           link=link, kv=kv)  # fmt: skip
         counted = (prompt + output) / output if args.get("counts") == "total" else 1.0
         if args.get("per_gpu_throughput") == "true":
@@ -152,7 +153,7 @@ def _row(r: Mapping[str, Any]) -> SpeedRow:
     precision = "fp8" if "fp8" in str(r.get("precision") or "").lower() else "bf16"
     context = int(r.get("context") or args.get("seq_len") or 4096)
     recompute = r.get("recompute") or "none"
-    cost = _training_cost(m, g, precision, context, recompute)
+    cost = training_cost(m, g, precision, context, recompute)
     tokens = float(args.get("tokens") or 1.0)
     return SpeedRow(**common, train=cost, tokens=tokens, precision=precision)
 
@@ -167,7 +168,7 @@ def speed_rows(table: pd.DataFrame | None = None) -> tuple[list[SpeedRow], pd.Da
             if r["kind"] not in SPEED_KINDS or r.get("excluded_because"):
                 continue
             try:
-                rows.append(_row(r))
+                rows.append(workload(r))
             except (ValueError, LookupError, KeyError) as err:
                 skipped.append({"id": r["id"], "reason": str(err).splitlines()[0]})
     return rows, pd.DataFrame(skipped, columns=["id", "reason"])
@@ -282,7 +283,18 @@ def fit_factors(rows: Sequence[SpeedRow]) -> dict[str, dict[str, float]]:
         prior = np.where(own, (x - x[pooled]) / spread, (x - centre) / width)
         return np.concatenate([fit_part, prior])
 
-    result = least_squares(residuals, np.clip(start, low + 1e-9, high - 1e-9), bounds=(low, high))
+    # which parameters each residual depends on: a row its engine's factors (or the pooled ones),
+    # a prior its own parameter and the pooled one; lets scipy difference many columns at once
+    from scipy.sparse import lil_matrix
+
+    sparsity = lil_matrix((len(rows) + len(pairs), len(pairs)), dtype=int)
+    for idx in batch.which.values():
+        sparsity[np.arange(len(rows)), idx] = 1
+    for i in range(len(pairs)):
+        sparsity[len(rows) + i, i] = 1
+        sparsity[len(rows) + i, pooled[i]] = 1
+    result = least_squares(residuals, np.clip(start, low + 1e-9, high - 1e-9), bounds=(low, high),
+                           jac_sparsity=sparsity, method="trf")  # fmt: skip
     return {engine: _factors_of(result.x, pairs, engine) for engine in ["", *names]}
 
 
@@ -313,7 +325,7 @@ def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
 
 
 @functools.cache
-def _cached_cross_validation() -> pd.DataFrame:
+def cross_validation() -> pd.DataFrame:
     rows, _ = speed_rows()
     return cross_validate(rows)
 

@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import checks
 from .architecture import Model, param_count
-from .catalog import GPU, gpus, lookup_engine, lookup_gpu, lookup_model, models, platform, scenarios
+from .catalog import GPU, closest_model, gpus, lookup_engine, lookup_gpu, lookup_model, platform, scenarios
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
 from .value import _CONDITION_KINDS, latest_prices, price_rows
@@ -47,12 +47,10 @@ STATUSES = ("ok", "does not fit", "too slow", "over budget", "no price", "not bu
 def _as_model(value: Model | str | float, what: str) -> Model:
     """A catalog model, a Model, or the dense catalog model closest to a parameter count."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        count = checks.number(value, f"{what} model", open_low=True, high=1e15, unit="parameters (or billions)")
-        count = count * 1e9 if count < 1e5 else count  # "7" or 7e9 both mean 7B
-        table = models()
-        dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]  # decoder-only, dense
-        best = min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count)))
-        return lookup_model(best)
+        try:
+            return closest_model(value)
+        except ValueError as err:
+            raise ValueError(f"{what} {err}") from None
     if isinstance(value, (str, Model)):
         return lookup_model(value, f"{what} model")
     raise ValueError(f"{what} model must be a catalog name, a Model or a parameter count, not {value!r}")

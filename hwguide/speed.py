@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import checks
 from .architecture import Model, param_count, tensors
-from .catalog import GPU, Engine, interconnects, lookup_engine, lookup_gpu, lookup_model
+from .catalog import GPU, Engine, closest_model, interconnects, lookup_engine, lookup_gpu, lookup_model
 from .memory import KV_DTYPES, RECOMPUTE, check_weights, is_gguf, kv_cache_bytes, tensor_bytes, weights_bytes
 
 __all__ = [
@@ -224,7 +224,7 @@ def allreduce_seconds(nbytes: float, *, gpus: int, link: str, engine: str = "vll
     return 2 * (gpus - 1) / gpus * nbytes / bandwidth + (eng.allreduce_latency_us or 0.0) * 1e-6
 
 
-def _interconnect(interconnect: object, card: GPU, gpus: int) -> str:
+def link_for(interconnect: object, card: GPU, gpus: int) -> str:
     if interconnect is None:
         return default_link(card, gpus=gpus)
     return checks.choice(interconnect, "interconnect", list(_links()))
@@ -278,7 +278,7 @@ def _weights_read(m: Model, weights: str, batch: int) -> dict[str, float]:
     return out
 
 
-def _step_cost(
+def step_cost(
     m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str
 ) -> dict[str, float]:
     """What one decode step of ``batch`` sequences at ``context`` tokens costs, before engine factors.
@@ -350,7 +350,7 @@ def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
 
 
-def _prefill_cost(
+def prefill_cost(
     m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None
 ) -> dict[str, float]:
     """What processing ``batch`` prompts of ``context`` tokens costs, before engine factors."""
@@ -412,7 +412,7 @@ def _speed_inputs(model: object, card: object, weights: object, batch: object, c
     batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
     weights = check_weights(weights)
     eng = lookup_engine(engine, "engine")
-    link = _interconnect(interconnect, g, gpus) if gpus > 1 else None
+    link = link_for(interconnect, g, gpus) if gpus > 1 else None
     return m, g, weights, batch, context, gpus, eng, link
 
 
@@ -441,7 +441,7 @@ def decode_tokens_per_s(
         model, card, weights, batch, context, gpus, engine, interconnect
     )
     kv = checks.choice(kv, "kv", KV_DTYPES)
-    cost = _step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+    cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
     return float(batch / step_seconds(cost, engine_factors(eng)))
 
 
@@ -466,7 +466,7 @@ def prefill_seconds(
     m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
         model, card, weights, batch, context, gpus, engine, interconnect
     )
-    cost = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+    cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
     return float(prefill_time(cost, engine_factors(eng)))
 
 
@@ -494,8 +494,8 @@ def serving_tokens_per_s(
     prompt, output = checks.whole(prompt, "prompt", high=top), checks.whole(output, "output", high=top)
     kv = checks.choice(kv, "kv", KV_DTYPES)
     factors = engine_factors(eng)
-    pre = _prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
-    step = _step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus, link=link,
+    pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
+    step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus, link=link,
                       kv=kv)  # fmt: skip
     return float(batch * output / (prefill_time(pre, factors) + output * step_seconds(step, factors)))
 
@@ -540,7 +540,7 @@ def training_flops_per_token(model: Model | str, *, context: int = 2048) -> floa
     return 3 * _flops_per_token(m, checks.whole(context, "context"))
 
 
-def _training_cost(m: Model, g: GPU, precision: str, context: int, recompute: str) -> dict[str, float]:
+def training_cost(m: Model, g: GPU, precision: str, context: int, recompute: str) -> dict[str, float]:
     flops = 3 * _flops_per_token(m, context)
     experts = 6 * sum(t.size * t.active for t in tensors(m) if t.kind.startswith("expert_"))
     rerun = 8 / 6 if recompute == "full" else 1.0  # full recompute re-runs the forward
@@ -567,12 +567,13 @@ def training_token_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) 
     reach a lower MFU than an A100 and a large model. Element-wise on numpy arrays.
     """
     matmul = cost["hardware_flops"] + cost["expert_flops"] / factors["train_moe_eff"]
-    return matmul / (cost["peak"] * factors["train_util"]) + cost["traffic"] * factors["train_act_bytes"] / cost[
-        "bandwidth"
-    ]
+    return (
+        matmul / (cost["peak"] * factors["train_util"])
+        + cost["traffic"] * factors["train_act_bytes"] / cost["bandwidth"]
+    )
 
 
-def _training_factors(eng: Engine, precision: str) -> dict[str, float]:
+def training_factors(eng: Engine, precision: str) -> dict[str, float]:
     util = eng.train_util_fp8 if precision == "fp8" else eng.train_util
     if util is None or eng.train_act_bytes is None:
         from .catalog import engines
@@ -601,8 +602,8 @@ def training_tokens_per_s(
     precision = checks.choice(precision, "precision", ("bf16", "fp16", "fp8"))
     recompute = checks.choice(recompute, "recompute", RECOMPUTE)
     eng = lookup_engine(engine, "engine")
-    cost = _training_cost(m, g, precision, context, recompute)
-    return float(1 / training_token_seconds(cost, _training_factors(eng, precision)))
+    cost = training_cost(m, g, precision, context, recompute)
+    return float(1 / training_token_seconds(cost, training_factors(eng, precision)))
 
 
 def training_time(
@@ -624,8 +625,9 @@ def training_time(
     Model FLOPs per token: :func:`training_flops_per_token` (6N with N the *active* parameters,
     plus attention at ``context`` tokens); a bare parameter count gives 6N. Time per token: the
     engine's fitted model (:func:`training_token_seconds`: Tensor work at a fitted utilisation plus
-    memory-bound element-wise work; full recomputation re-runs the forward pass), or, when ``mfu``
-    is given, model FLOPs / (peak × mfu). Energy = GPU-hours × the card's TDP (the GPUs alone: no
+    memory-bound element-wise work; full recomputation re-runs the forward pass; a bare parameter
+    count is shaped like the closest dense catalog model), or, when ``mfu`` is given, model FLOPs
+    / (peak × mfu). Energy = GPU-hours × the card's TDP (the GPUs alone: no
     host, network or cooling). ``electricity_price`` is per kWh, in ``currency``.
     """
     g = lookup_gpu(card, "card")
@@ -644,16 +646,22 @@ def training_time(
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
         label, per_token = f"{n / 1e9:.2f}B parameters", 6 * n
-        if mfu is None:
-            raise ValueError("model: a bare parameter count needs mfu=...; give a catalog model or a Model instead")
-        seconds_per_token = per_token / (peak * mfu)
+        if mfu is None:  # the fitted model needs an architecture: the closest dense catalog model, scaled to n
+            stand_in = closest_model(n)
+            cost = training_cost(stand_in, g, precision, context, recompute)
+            scale = per_token / cost["flops"]
+            cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0}
+            label += f" (shaped like {stand_in.name}, the closest dense catalog model)"
+            seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
+        else:
+            seconds_per_token = per_token / (peak * mfu)
     else:
         m = lookup_model(model)
         label = f"{m.name} ({param_count(m, active=True) / 1e9:.2f}B active parameters)"
-        cost = _training_cost(m, g, precision, context, recompute)
+        cost = training_cost(m, g, precision, context, recompute)
         per_token = cost["flops"]
         if mfu is None:
-            seconds_per_token = float(training_token_seconds(cost, _training_factors(eng, precision)))
+            seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
         else:
             seconds_per_token = per_token / (peak * mfu)
     fitted = mfu is None

@@ -23,7 +23,7 @@ import pandas as pd
 from . import checks
 from .architecture import param_count
 from .catalog import load_table, lookup_engine, model
-from .fit import SPEED_KINDS
+from .fit import SPEED_KINDS, parse_args
 from .gguf import gguf_file_bytes
 from .memory import finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
 
@@ -38,9 +38,9 @@ _TARGETS = {"q,v": "qv", "q,k,v,o": "attention", "q,k,v,o,gate,up,down": "all-li
 
 
 def _args(text: str | None) -> dict[str, Any]:
+    """A row's ``args`` with numbers and true/false read as such."""
     out: dict[str, Any] = {}
-    for item in filter(None, (text or "").split(";")):
-        key, value = item.split("=", 1)
+    for key, value in parse_args(text).items():
         if value in ("true", "false"):
             out[key] = value == "true"
         elif re.fullmatch(r"-?\d+(\.\d+)?", value):
@@ -76,9 +76,9 @@ def estimate(row: dict[str, Any]) -> float:
             return float(gguf_file_bytes(m, fmt, rules=str(args.get("gguf_rules", "current"))))
         return float(weights_bytes(m, fmt))
     if kind in SPEED_KINDS:
-        from .fit import FACTORS, _row, predict
+        from .fit import FACTORS, predict, workload
 
-        work = _row(row)
+        work = workload(row)
         eng = lookup_engine(work.engine or "other")
         return predict(work, {f: getattr(eng, f) for f in FACTORS})
     batch, context = int(_value(row, "batch", 1)), int(_value(row, "context", 1))
@@ -171,11 +171,11 @@ def validate(*, show: bool = True) -> pd.DataFrame:
     :func:`hwguide.fit.cross_validate`; the memory math has no fitted factors, so it equals
     ``hwguide_err`` there) and the error of each rule of thumb. Excluded rows carry their reason.
     """
-    from .fit import _cached_cross_validation, speed_rows
+    from .fit import cross_validation, speed_rows
 
     show = checks.flag(show, "show")
     table = load_table("measurements")
-    held_out = _cached_cross_validation().set_index("id")
+    held_out = cross_validation().set_index("id")
     unusable = dict(zip(*speed_rows()[1].to_dict("list").values())) if len(speed_rows()[1]) else {}
     records = []
     for row in table.to_dict("records"):

@@ -121,7 +121,6 @@ def test_break_even_days_follows_dettmers():
         lambda: training_time("Llama-2-7B", "RTX 4090", tokens=-1),
         lambda: training_time("Llama-2-7B", "RTX 4090", tokens=1e9, mfu=1.5),
         lambda: training_time(0, "RTX 4090", tokens=1e9, mfu=0.4),
-        lambda: training_time(1e9, "RTX 4090", tokens=1e9),  # a bare count needs an MFU
         lambda: break_even_days(-1, cloud_hourly=1.0),
         lambda: break_even_days(1000, cloud_hourly=1.0, utilization=0),
     ],
@@ -134,5 +133,3 @@ def test_bad_speed_input_is_a_value_error(call):
 def test_unknown_gpu_is_a_lookup_error():
     with pytest.raises(LookupError, match="RTX 4090"):
         decode_tokens_per_s("Llama-2-7B", "RTX 4095")
-
-
