@@ -149,15 +149,15 @@ def _performance() -> pd.DataFrame:
     frame.attrs["caption"] = (
         f"Scores relative to the {REFERENCE} (= 100). Inference: {w['model']} in {w['weights']}, "
         f"{w['context']:,}-token context, geometric mean of 1-user and {w['batch']}-user decode speed; "
-        f"training: {t['model']} bf16 mixed-precision AdamW, proportional to dense BF16 TFLOPS at a fitted MFU. "
-        "Speed factors fitted to the llama.cpp CUDA scoreboard and published pre-training GPU-hours "
-        "(data/measurements.csv)."
+        f"training: {t['model']} bf16 mixed-precision AdamW, one GPU's training tokens/s with the fitted training "
+        "factors (mostly dense BF16 TFLOPS, some memory bandwidth). Speed factors fitted by benchmarks/fit.py to "
+        "published engine, vendor and framework benchmarks (data/measurements.csv)."
     )
     frame.attrs["caption_zh"] = (
         f"得分以 {REFERENCE} 为 100。推理：{w['model']}（{w['weights']}），上下文 {w['context']:,} 个 token，"
         f"取 1 个用户与 {w['batch']} 个用户解码速度的几何平均；训练：{t['model']}，bf16 混合精度 AdamW，"
-        "与稠密 BF16 算力乘以拟合的 MFU 成正比。速度系数拟合自 llama.cpp CUDA 实测榜单与公开的预训练 GPU 小时数"
-        "（data/measurements.csv）。"
+        "按拟合的训练系数算出单卡每秒训练 token 数（主要取决于稠密 BF16 算力，也与显存带宽有关）。速度系数由 "
+        "benchmarks/fit.py 拟合自推理引擎、模型厂商与训练框架公开的实测数据（data/measurements.csv）。"
     )
     return frame
 

@@ -322,7 +322,10 @@ def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
     """All-reduce time of a model's gradients over PCIe, NVLink and NVSwitch."""
     controls = {"model": _dropdown("Model", _model_names(), model), "gpus": _int("GPUs", 8, 2, 1024)}
     return _calculator(
-        interconnect_report, controls, "All-reduce time of the gradients (ring, ideal links)", "interconnect"
+        interconnect_report,
+        controls,
+        "All-reduce time of the gradients (ring; full link rate plus the fitted latency)",
+        "interconnect",
     )
 
 
