@@ -114,3 +114,15 @@ def test_training_moe_counts_active_experts_and_runs_them_slower():
     factors = {"train_util": 0.5, "train_act_bytes": 100.0, "train_moe_eff": 1.0}
     slower = hg.speed.training_token_seconds(cost, {**factors, "train_moe_eff": 0.5})
     assert slower > hg.speed.training_token_seconds(cost, factors)
+
+
+def test_engines_csv_holds_what_the_fit_gives_today(rows):
+    # the factors are fitted, not typed: benchmarks/fit.py on today's rows reproduces data/engines.csv
+    fitted = fit.fit_factors(rows)
+    table = hg.engines().set_index("engine")
+    for name, factors in fitted.items():
+        row = table.loc[name or "other"]
+        for factor, value in factors.items():
+            stored = row[factor]
+            if stored == stored:  # not NaN: a factor of this engine's role
+                assert stored == pytest.approx(value, rel=0.02, abs=0.05), (name, factor)
