@@ -412,8 +412,8 @@ def _speed_inputs(model: object, card: object, weights: object, batch: object, c
     batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
     weights = check_weights(weights)
     eng = lookup_engine(engine, "engine")
-    link = link_for(interconnect, g, gpus) if gpus > 1 else None
-    return m, g, weights, batch, context, gpus, eng, link
+    link = link_for(interconnect, g, gpus) if gpus > 1 or interconnect is not None else None
+    return m, g, weights, batch, context, gpus, eng, link if gpus > 1 else None
 
 
 def decode_tokens_per_s(
