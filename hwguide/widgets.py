@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -41,6 +41,7 @@ __all__ = [
     "planner_report",
     "roofline_calculator",
     "speed_calculator",
+    "static_html",
     "speed_report",
     "training_calculator",
     "training_report",
@@ -117,7 +118,35 @@ def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget],
     header = widgets.HTML(f"<b>{html.escape(title)}</b>")
     box = widgets.VBox([header, *controls.values(), out])
     box.add_class(f"hwguide-calc-{name}")  # a stable handle for browser tests and custom CSS
+
+    def bundle(**kwargs: Any) -> dict[str, Any]:
+        # a live front end shows the widget; a saved notebook, GitHub or nbconvert shows this static
+        # snapshot of the inputs and the result instead of a widget repr
+        data = widgets.VBox._repr_mimebundle_(box, **kwargs)
+        data["text/html"] = static_html(title, {c.description: c.value for c in controls.values()}, out.outputs)
+        return data
+
+    box._repr_mimebundle_ = bundle
     return box
+
+
+def static_html(title: str, inputs: dict[str, Any], outputs: Sequence[dict[str, Any]]) -> str:
+    """A calculator as plain HTML: its title, the inputs it was left at, and what it showed for them."""
+    shown = ", ".join(
+        f"{html.escape(str(k))} = {html.escape(', '.join(map(str, v)) if isinstance(v, tuple) else str(v))}"
+        for k, v in inputs.items()
+    )
+    parts = [f'<div class="hwguide-static"><p><b>{html.escape(title)}</b><br><small>{shown}</small></p>']
+    for output in outputs:
+        data = output.get("data", {})
+        if "image/png" in data:
+            parts.append(f'<img alt="{html.escape(title)}" src="data:image/png;base64,{data["image/png"]}">')
+        elif "text/html" in data:
+            parts.append(data["text/html"])
+        elif "text/plain" in data:
+            parts.append(f"<pre>{html.escape(data['text/plain'])}</pre>")
+    parts.append("<p><small>A saved view: run the notebook to change the inputs.</small></p></div>")
+    return "\n".join(parts)
 
 
 def _dropdown(description: str, options: list[str], value: str) -> widgets.Dropdown:

@@ -150,3 +150,22 @@ def test_exercise_names_accept_aliases_and_unknown_ids_suggest():
     assert exercises.check("02.2", "a100-sxm4-80gb", show=False)
     with pytest.raises(LookupError, match="03.1"):
         exercises.check("03.10", 1)
+
+
+def test_a_saved_calculator_carries_a_static_view_of_its_result():
+    # readers of a saved notebook (GitHub, nbconvert) see the inputs and the result, not a widget repr
+    from IPython.core.formatters import DisplayFormatter
+
+    data, _ = DisplayFormatter().format(w.vram_calculator())
+    assert "application/vnd.jupyter.widget-view+json" in data  # the live widget stays first
+    expected = hg.inference_memory("Llama-3.1-8B", weights="fp16", context=4096).per_gpu_gib
+    assert f"{expected:.2f} GiB per GPU" in data["text/html"] and "Context = 4096" in data["text/html"]
+    # in a notebook the chart's PNG is inlined too (checked on the committed notebook 01)
+    import json
+    from pathlib import Path
+
+    saved = json.loads((Path(__file__).parent.parent / "notebooks" / "01_gpu_parameters.ipynb").read_text("utf-8"))
+    views = ["".join(o["data"]["text/html"]) for c in saved["cells"] for o in c.get("outputs", [])
+             if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
+    assert views and all("hwguide-static" in v for v in views)
+    assert any("<b>Roofline</b>" in v and "data:image/png;base64," in v for v in views)
