@@ -214,16 +214,19 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "engine": REQ,
         "version": REQ,
         "role": Col(required=True, choices=("inference", "training", "both")),
+        "family": Col(),
         "cuda_context_mib": POS,
         "graphs_mib": Col("float", nonnegative=True),
         "preallocate_fraction": Col("float", low=0, high=1),
         "prefill_chunk_tokens": POS_INT,
         "ubatch_tokens": POS_INT,
+        "batch_tokens": POS_INT,
         "workspace_rule": Col(required=True, choices=("forward-step", "ggml-compute-buffer")),
         "embeddings_in_host": Col("bool", required=True),
         "f16_matmul": Col(required=True, choices=("native", "fp16-acc16")),
         "gguf_matmul": Col(required=True, choices=("int8", "fp16")),
         "expert_loop": Col(required=True, choices=("all", "routed", "fused")),
+        "multi_gpu": Col(required=True, choices=("tensor", "layer")),
         "bw_16bit": FRACTION,
         "bw_8bit": FRACTION,
         "bw_lowbit": FRACTION,
@@ -456,6 +459,11 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
         _keys(list(frame["name"]), list(frame["aliases"]), label)  # an alias claimed twice fails here
     if kind == "gpus":
         _check_gpus(frame, label, lines)
+    if kind == "engines":
+        names = set(frame["engine"])
+        for line, name, family in zip(lines, frame["engine"], frame["family"]):
+            if isinstance(family, str) and family and family not in names - {name}:
+                raise DataError(f"{label}, row {line}, column 'family': {family!r} is not another engine of the table")
     if kind == "prices":
         known = set(_table("gpus")["name"])
         for line, name in zip(lines, frame["gpu"]):
@@ -670,16 +678,19 @@ class Engine:
     engine: str
     version: str
     role: str
+    family: str | None
     cuda_context_mib: float | None
     graphs_mib: float | None
     preallocate_fraction: float | None
     prefill_chunk_tokens: int | None
     ubatch_tokens: int | None
+    batch_tokens: int | None
     workspace_rule: str
     embeddings_in_host: bool
     f16_matmul: str
     gguf_matmul: str
     expert_loop: str
+    multi_gpu: str
     bw_16bit: float | None
     bw_8bit: float | None
     bw_lowbit: float | None

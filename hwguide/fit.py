@@ -124,6 +124,7 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
     engine = _known_engine(r.get("engine"))
     eng = lookup_engine(engine or "other")  # the cost's engine-specific parts: matmul precision, chunking
     gpus = int(args.get("tp") or r.get("gpu_count") or 1) if r["kind"] not in TRAINING_KINDS else 1
+    stages = int(args.get("pp") or 1) if r["kind"] not in TRAINING_KINDS else 1  # llama.cpp's layer split
     link = link_for(args.get("interconnect"), g, gpus) if gpus > 1 else None
     batch = int(r.get("batch") or 1)
     measured = float(r["measured"])
@@ -139,11 +140,13 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
         return SpeedRow(**common, decode=cost, batch=batch)
     if r["kind"] == "prefill_tps":
         context = int(r.get("context") or args.get("input") or 512)
-        cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+        cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link,
+                            stages=stages)  # fmt: skip
         return SpeedRow(**common, prefill=cost, batch=batch, prompt=context)
     if r["kind"] == "throughput_tps":
         prompt, output = int(args["input"]), int(args["output"])
-        pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
+        pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link,
+                           stages=stages)  # fmt: skip
         step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus,
                           link=link, kv=kv)  # fmt: skip
         counted = (prompt + output) / output if args.get("counts") == "total" else 1.0
@@ -211,9 +214,18 @@ def _layout(rows: Sequence[SpeedRow]) -> tuple[list[str], list[tuple[str, str]]]
     return names, pairs
 
 
+def _parent(pair: tuple[str, str], pairs: Sequence[tuple[str, str]]) -> tuple[str, str]:
+    """The pair an engine's factor is pulled towards: its family's (engines.csv ``family``) where
+    fitted, else the pooled one."""
+    engine, factor = pair
+    family = lookup_engine(engine).family if engine else None
+    return (family, factor) if family and (family, factor) in pairs else ("", factor)
+
+
 def _factors_of(x: np.ndarray, pairs: Sequence[tuple[str, str]], engine: str) -> dict[str, float]:
+    """An engine's factors: its own, else its family's, else the pooled ones."""
     values = dict(zip(pairs, np.exp(x)))
-    return {f: float(values.get((engine, f), values[("", f)])) for f in FACTORS}
+    return {f: float(values.get((engine, f), values[_parent((engine, f), pairs)])) for f in FACTORS}
 
 
 class _Batch:
@@ -233,7 +245,7 @@ class _Batch:
                 "experts", "allreduces", "allreduce_s")  # fmt: skip
         self.decode = {k: column("decode", k) for k in keys}
         pre = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "flops", "peak", "bandwidth", "layers", "steps",
-               "allreduces", "allreduce_s")  # fmt: skip
+               "stages", "in_flight", "allreduces", "allreduce_s")  # fmt: skip
         self.prefill = {k: column("prefill", k) for k in pre}
         self.train = {k: column("train", k) for k in ("hardware_flops", "expert_flops", "peak", "bandwidth", "traffic")}
         for name in ("batch", "output", "counted", "prompt", "tokens"):
@@ -272,7 +284,7 @@ def fit_factors(rows: Sequence[SpeedRow]) -> dict[str, dict[str, float]]:
     start = np.log([FACTORS[f][0] for _, f in pairs])
     low = np.log([FACTORS[f][2] for _, f in pairs])
     high = np.log([FACTORS[f][3] for _, f in pairs])
-    pooled = np.array([pairs.index(("", f)) for _, f in pairs])
+    pooled = np.array([pairs.index(_parent(pair, pairs)) for pair in pairs])  # the centre of each engine factor
     own = np.array([bool(e) for e, _ in pairs])
     centre = np.log([FACTORS[f][0] for _, f in pairs])
     width = np.array([FACTORS[f][1] for _, f in pairs])
@@ -295,7 +307,8 @@ def fit_factors(rows: Sequence[SpeedRow]) -> dict[str, dict[str, float]]:
         sparsity[len(rows) + i, pooled[i]] = 1
     result = least_squares(residuals, np.clip(start, low + 1e-9, high - 1e-9), bounds=(low, high),
                            jac_sparsity=sparsity, method="trf")  # fmt: skip
-    return {engine: _factors_of(result.x, pairs, engine) for engine in ["", *names]}
+    fitted = ["", *names, *(e for e in engines()["engine"] if lookup_engine(e).family in names)]
+    return {engine: _factors_of(result.x, pairs, engine) for engine in dict.fromkeys(fitted)}
 
 
 def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
@@ -348,7 +361,8 @@ def engines_frame(factors: Mapping[str, Mapping[str, float]], rows: Sequence[Spe
     """data/engines.csv with the fitted factors written into its factor columns and a ``fitted`` note per row.
 
     An engine gets the factors of its ``role`` (inference, training or both): its own where rows
-    name it, else the pooled ones, and says which.
+    name it, else its family's (the ``family`` column) where that was fitted, else the pooled ones,
+    and says which.
     """
     table = engines()
     for i, name in enumerate(table["engine"]):
@@ -365,10 +379,12 @@ def engines_frame(factors: Mapping[str, Mapping[str, float]], rows: Sequence[Spe
             )
             value = chosen[factor]
             table.loc[i, factor] = (round(value, 4) if value < 10 else round(value, 1)) if used else math.nan
+        family = table.loc[i, "family"] if isinstance(table.loc[i, "family"], str) else ""
+        towards = f"the factors of {family}" if family and family in factors else "the factors pooled over all engines"
         table.loc[i, "fitted"] = (
             f"benchmarks/fit.py {when}: {len(own)} rows from {len({r.source for r in own})} sources "
-            "(pulled towards the factors pooled over all engines)"
+            f"(pulled towards {towards})"
             if own
-            else f"benchmarks/fit.py {when}: no rows of its own, so the factors pooled over all engines"
+            else f"benchmarks/fit.py {when}: no rows of its own, so {towards}"
         )
     return table

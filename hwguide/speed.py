@@ -351,9 +351,22 @@ def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
 
 
 def prefill_cost(
-    m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None
+    m: Model,
+    g: GPU,
+    eng: Engine,
+    *,
+    weights: str,
+    batch: int,
+    context: int,
+    gpus: int,
+    link: str | None,
+    stages: int = 1,
 ) -> dict[str, float]:
-    """What processing ``batch`` prompts of ``context`` tokens costs, before engine factors."""
+    """What processing ``batch`` prompts of ``context`` tokens costs, before engine factors.
+
+    ``gpus`` splits every layer (tensor parallelism); ``stages`` GPUs each hold a run of whole
+    layers (llama.cpp's default layer split), which lets the prompt's micro-batches pipeline.
+    """
     tokens = batch * context
     read = _weights_read(m, weights, tokens)
     cost = {f"w_{c}": read[c] / gpus for c in WEIGHT_CLASSES}
@@ -363,14 +376,28 @@ def prefill_cost(
     cost["bandwidth"] = g.bandwidth_gbs * 1e9
     cost["layers"] = float(m.layers)
     cost["steps"] = float(math.ceil(tokens / (eng.prefill_chunk_tokens or eng.ubatch_tokens or tokens)))
+    # micro-batches that pipeline over layer-split GPUs: those of one logical batch (llama.cpp's n_batch)
+    cost["stages"] = float(stages)
+    cost["in_flight"] = float(math.ceil(min(tokens, eng.batch_tokens or tokens) / (eng.ubatch_tokens or tokens)))
     cost.update(_allreduces(m, tokens * m.hidden_size * 2, gpus, link))
     return cost
+
+
+def pipeline_speedup(steps: Any, stages: Any) -> Any:
+    """How much faster ``steps`` micro-batches run through ``stages`` pipelined GPUs than through one.
+
+    Each stage holds 1/stages of the layers; the last micro-batch leaves after steps + stages − 1
+    stage-times instead of steps × stages: speedup = steps × stages / (steps + stages − 1)
+    (the pipeline "bubble" of GPipe, Huang et al. 2019, section 2.2). One micro-batch: no speedup.
+    """
+    return steps * stages / (steps + stages - 1)
 
 
 def prefill_time(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     """Seconds of prompt processing: FLOPs / (peak × prefill_mfu), never faster than reading the
     weights once, plus the per-step and per-layer overheads of each forward step (chunk) and the
-    all-reduces. Element-wise on numpy arrays, like :func:`step_seconds`."""
+    all-reduces; over layer-split GPUs, divided by the :func:`pipeline_speedup` of the micro-batches in flight.
+    Element-wise on numpy arrays, like :func:`step_seconds`."""
     bw = cost["bandwidth"]
     memory = (
         cost["w_16-bit"] / (bw * factors["bw_16bit"])
@@ -379,7 +406,8 @@ def prefill_time(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     )
     compute = _compute_seconds(cost, factors, "prefill_mfu")
     overhead = cost["steps"] * (factors["step_us"] + cost["layers"] * factors["layer_us"])
-    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
+    serial = np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
+    return serial / pipeline_speedup(cost.get("in_flight", 1.0), cost.get("stages", 1.0))
 
 
 SPEED_FACTORS = ("bw_16bit", "bw_8bit", "bw_lowbit", "decode_mfu", "prefill_mfu", "dequant_compute", "step_us",
@@ -416,6 +444,12 @@ def _speed_inputs(model: object, card: object, weights: object, batch: object, c
     return m, g, weights, batch, context, gpus, eng, link if gpus > 1 else None
 
 
+def gpu_split(eng: Engine, gpus: int) -> tuple[int, int]:
+    """(tensor-parallel GPUs, pipeline stages) for ``gpus`` GPUs under the engine's ``multi_gpu`` mode
+    (data/engines.csv): tensor splits every layer; layer gives each GPU a run of whole layers."""
+    return (1, gpus) if eng.multi_gpu == "layer" else (gpus, 1)
+
+
 def decode_tokens_per_s(
     model: Model | str,
     card: str | GPU,
@@ -432,16 +466,19 @@ def decode_tokens_per_s(
 
     One step reads the active weights (MoE: the experts the batch routes to) and every sequence's
     KV cache at ``context`` tokens, and computes 2 FLOPs per active parameter per sequence plus
-    attention (:func:`step_seconds`, with the engine's fitted factors). With ``gpus`` > 1 tensor
-    parallelism splits the work and adds two all-reduces per layer over ``interconnect``
-    (default: :func:`default_link`). This assumes the workload fits: :func:`inference_speed` checks
+    attention (:func:`step_seconds`, with the engine's fitted factors). With ``gpus`` > 1 the
+    engine's ``multi_gpu`` mode decides (:func:`gpu_split`): tensor parallelism splits the work and
+    adds two all-reduces per layer over ``interconnect`` (default: :func:`default_link`); a layer
+    split (llama.cpp) passes each token through the GPUs in turn, no faster than one GPU.
+    This assumes the workload fits: :func:`inference_speed` checks
     the memory first and says so when it does not.
     """
     m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
         model, card, weights, batch, context, gpus, engine, interconnect
     )
     kv = checks.choice(kv, "kv", KV_DTYPES)
-    cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+    tp, _ = gpu_split(eng, gpus)  # layer split: the stages run one after another for each token
+    cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv)
     return float(batch / step_seconds(cost, engine_factors(eng)))
 
 
@@ -461,12 +498,14 @@ def prefill_seconds(
     Compute-bound: 2 FLOPs per active parameter per token plus causal attention, at the card's
     dense Tensor peak × the engine's prefill MFU; never faster than reading the weights once; plus
     the engine's per-step overheads (:func:`prefill_time`). Tensor parallelism adds two
-    all-reduces of the prompt's hidden states per layer.
+    all-reduces of the prompt's hidden states per layer; a layer split pipelines the prompt's
+    micro-batches (:func:`pipeline_speedup`).
     """
     m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
         model, card, weights, batch, context, gpus, engine, interconnect
     )
-    cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link)
+    tp, stages = gpu_split(eng, gpus)
+    cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, stages=stages)
     return float(prefill_time(cost, engine_factors(eng)))
 
 
@@ -494,8 +533,9 @@ def serving_tokens_per_s(
     prompt, output = checks.whole(prompt, "prompt", high=top), checks.whole(output, "output", high=top)
     kv = checks.choice(kv, "kv", KV_DTYPES)
     factors = engine_factors(eng)
-    pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link)
-    step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus, link=link,
+    tp, stages = gpu_split(eng, gpus)
+    pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=tp, link=link, stages=stages)
+    step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=tp, link=link,
                       kv=kv)  # fmt: skip
     return float(batch * output / (prefill_time(pre, factors) + output * step_seconds(step, factors)))
 

@@ -357,3 +357,12 @@ def test_dense_above_sparse(tmp_path):
     rows[index][dense] = str(2 * float(rows[index][sparse]))
     message = _bad_table("gpus", _write_csv(tmp_path / "gpus.csv", rows), f"row {index + 1}", "fp16_tflops")
     assert "sparse" in message
+
+
+def test_engine_family_must_be_another_engine(tmp_path):
+    rows = _rows("engines")
+    family, name = rows[0].index("family"), rows[0].index("engine")
+    rows[2][family] = "transformerz"
+    _bad_table("engines", _write_csv(tmp_path / "engines.csv", rows), "row 3", "'transformerz'", "family")
+    rows[2][family] = rows[2][name]  # itself
+    _bad_table("engines", _write_csv(tmp_path / "engines.csv", rows), "row 3", "family")

@@ -126,3 +126,14 @@ def test_engines_csv_holds_what_the_fit_gives_today(rows):
             stored = row[factor]
             if stored == stored:  # not NaN: a factor of this engine's role
                 assert stored == pytest.approx(value, rel=0.02, abs=0.05), (name, factor)
+
+
+def test_an_engine_version_borrows_from_its_family():
+    from hwguide.fit import _parent
+
+    pairs = [("", "layer_us"), ("transformers", "layer_us"), ("transformers-4.3x", "layer_us")]
+    assert _parent(("transformers-4.3x", "layer_us"), pairs) == ("transformers", "layer_us")
+    assert _parent(("transformers", "layer_us"), pairs) == ("", "layer_us")
+    # the family not fitted (no rows of its own): the pooled factors
+    assert _parent(("transformers-4.3x", "layer_us"), pairs[::2]) == ("", "layer_us")
+    assert hg.engine("megatron").train_util == hg.engine("nemo").train_util  # no rows: its family's factors

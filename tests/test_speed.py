@@ -133,3 +133,27 @@ def test_bad_speed_input_is_a_value_error(call):
 def test_unknown_gpu_is_a_lookup_error():
     with pytest.raises(LookupError, match="RTX 4090"):
         decode_tokens_per_s("Llama-2-7B", "RTX 4095")
+
+
+def test_layer_split_pipelines_the_prompt_but_not_decode():
+    from hwguide.speed import pipeline_speedup
+
+    # GPipe's bubble (Huang et al. 2019): m micro-batches over p stages take m + p - 1 stage-times
+    assert pipeline_speedup(1, 4) == 1
+    assert pipeline_speedup(4, 4) == pytest.approx(16 / 7)
+    # llama.cpp splits layers across GPUs by default: a token passes them one after another ...
+    one = decode_tokens_per_s("Llama-3.1-8B", "RTX 3090", weights="Q4_K_M", engine="llama.cpp")
+    two = decode_tokens_per_s("Llama-3.1-8B", "RTX 3090", weights="Q4_K_M", engine="llama.cpp", gpus=2)
+    assert two == pytest.approx(one)
+    # ... while the 512-token micro-batches of a 2,048-token prompt overlap (n_batch 2048, n_ubatch 512)
+    t1 = prefill_seconds("Llama-3.1-8B", "RTX 3090", 2048, weights="Q4_K_M", engine="llama.cpp")
+    t2 = prefill_seconds("Llama-3.1-8B", "RTX 3090", 2048, weights="Q4_K_M", engine="llama.cpp", gpus=2)
+    assert t1 / t2 == pytest.approx(pipeline_speedup(4, 2))
+    # a 512-token prompt is one micro-batch: nothing to overlap
+    s1 = prefill_seconds("Llama-3.1-8B", "RTX 3090", 512, weights="Q4_K_M", engine="llama.cpp")
+    s2 = prefill_seconds("Llama-3.1-8B", "RTX 3090", 512, weights="Q4_K_M", engine="llama.cpp", gpus=2)
+    assert s2 == pytest.approx(s1)
+    # vLLM splits every layer instead (tensor parallelism): each GPU reads half the weights
+    v2 = decode_tokens_per_s("Llama-3.1-70B", "H100 SXM", weights="bf16", engine="vllm", gpus=2)
+    v4 = decode_tokens_per_s("Llama-3.1-70B", "H100 SXM", weights="bf16", engine="vllm", gpus=4)
+    assert v4 > 1.3 * v2
