@@ -33,6 +33,8 @@ from .catalog import (
     platforms,
     prices,
     scenarios,
+    support,
+    support_of,
 )
 from .claims import source_claims
 from .course import check_environment, local_gpus, setup
@@ -137,6 +139,8 @@ __all__ = [
     "param_count",
     "prices",
     "scenarios",
+    "support",
+    "support_of",
     "setup",
     "tensors",
     "training_memory",

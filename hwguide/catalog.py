@@ -51,6 +51,8 @@ __all__ = [
     "platforms",
     "prices",
     "scenarios",
+    "support",
+    "support_of",
 ]
 
 
@@ -99,16 +101,24 @@ POS = Col("float", positive=True)
 POS_INT = Col("int", positive=True)
 FRACTION = Col("float", low=0.001, high=1)
 
+VENDORS = ("NVIDIA", "AMD", "Apple", "Intel", "Huawei")
+ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell", "CDNA2", "CDNA3", "CDNA4",
+                 "RDNA3", "RDNA3.5", "RDNA4", "Apple M3", "Apple M4", "Gaudi 3", "Xe2", "Da Vinci")  # fmt: skip
+MEMORY_TYPES = ("GDDR5", "GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e", "LPDDR5", "LPDDR5X")
+
 SCHEMAS: dict[str, dict[str, Col]] = {
     "gpus": {
         "name": REQ,
         "aliases": Col(),
-        "architecture": Col(required=True, choices=("Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell")),
+        "vendor": Col(required=True, choices=VENDORS),
+        "architecture": Col(required=True, choices=ARCHITECTURES),
+        "support": REQ,
+        "compute_capability": Col("float", low=5, high=13),
         "year": Col("int", low=2016, high=2030),
         "segment": Col(required=True, choices=("consumer", "workstation", "datacenter")),
         "market": Col(required=True, choices=("global", "china", "cloud", "modded")),
         "memory_gib": Col("float", required=True, positive=True),
-        "memory_type": Col(required=True, choices=("GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e")),
+        "memory_type": Col(required=True, choices=MEMORY_TYPES),
         "bus_bits": POS_INT,
         "bandwidth_gbs": Col("float", required=True, positive=True),
         "cuda_cores": POS_INT,
@@ -127,7 +137,9 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "tdp_w": Col("float", required=True, positive=True),
         "nvlink_gbs": Col("float", nonnegative=True),
         "pcie_gen": Col("int", low=3, high=6),
+        "pcie_lanes": Col("int", low=1, high=16),
         "form_factor": Col(),
+        "unified_memory": Col("bool", required=True),
         "msrp_usd": POS,
         "sources": REQ,
         "checked": DATE,
@@ -164,6 +176,27 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         ),
         "region": REQ,
         "source": REQ,
+        "notes": Col(),
+    },
+    "support": {
+        "name": REQ,
+        "vendor": Col(required=True, choices=VENDORS),
+        "stack": Col(required=True, choices=("CUDA", "ROCm", "Metal", "CANN", "oneAPI", "SynapseAI")),
+        "compute_capability": Col(),
+        "cuda_min_version": Col(),
+        "cuda_last_major": Col(),
+        "pytorch_wheels": Col(),
+        "bf16": Col(),
+        "fp8": Col(),
+        "fp4": Col(),
+        "flash_attention_2": Col(),
+        "flash_attention_3": Col(),
+        "vllm": Col(),
+        "llama_cpp": Col(),
+        "current": Col("bool", required=True),
+        "why_not": Col(),
+        "sources": REQ,
+        "checked": DATE,
         "notes": Col(),
     },
     "interconnects": {
@@ -429,7 +462,7 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
 _DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
 
 # The column that names each row, for tables whose rows are looked up by name.
-_NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name",
+_NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name", "support": "name",
                 "platforms": "platform", "measurements": "id"}  # fmt: skip
 
 
@@ -459,6 +492,16 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
         _keys(list(frame["name"]), list(frame["aliases"]), label)  # an alias claimed twice fails here
     if kind == "gpus":
         _check_gpus(frame, label, lines)
+        known = set(_table("support")["name"])
+        for line, name, support in zip(lines, frame["name"], frame["support"]):
+            if support not in known:
+                raise DataError(f"{label}, row {line} ({name}), column 'support': {support!r} is not a row of "
+                                f"support.csv; choose one of: {', '.join(sorted(known))}")  # fmt: skip
+    if kind == "support":
+        for line, name, current, why in zip(lines, frame["name"], frame["current"], frame["why_not"]):
+            if not current and not (isinstance(why, str) and why.strip()):
+                raise DataError(f"{label}, row {line} ({name}), column 'why_not': a platform that is not current "
+                                "must say why")  # fmt: skip
     if kind == "engines":
         names = set(frame["engine"])
         for line, name, family in zip(lines, frame["engine"], frame["family"]):
@@ -501,6 +544,22 @@ def prices() -> pd.DataFrame:
     return _table("prices").copy()
 
 
+def support() -> pd.DataFrame:
+    """Software support per GPU platform: CUDA/ROCm/…, PyTorch wheels, BF16/FP8/FP4, FlashAttention, vLLM, llama.cpp.
+
+    ``current`` says whether today's frameworks still support the platform (``why_not`` when not),
+    with the sources and the date of each statement (data/support.csv).
+    """
+    return _table("support").copy()
+
+
+def support_of(card: str | GPU) -> dict[str, Any]:
+    """The software-support row (:func:`support`) of a card, as a dict."""
+    g = lookup_gpu(card, "card")
+    row = _table("support").set_index("name").loc[g.support]
+    return {"name": g.support, **{k: _plain(v) for k, v in row.items()}}
+
+
 def interconnects() -> pd.DataFrame:
     """PCIe, NVLink and NVSwitch links with per-direction and total bandwidth in GB/s."""
     return _table("interconnects").copy()
@@ -539,7 +598,10 @@ class GPU:
 
     name: str
     aliases: tuple[str, ...]
+    vendor: str
     architecture: str
+    support: str
+    compute_capability: float | None
     year: int
     segment: str
     market: str
@@ -563,7 +625,9 @@ class GPU:
     tdp_w: float
     nvlink_gbs: float | None
     pcie_gen: int | None
+    pcie_lanes: int | None
     form_factor: str | None
+    unified_memory: bool
     msrp_usd: float | None
     sources: tuple[str, ...]
     checked: _dt.date

@@ -32,7 +32,7 @@ import pandas as pd
 
 from . import checks
 from .architecture import Model, param_count
-from .catalog import GPU, closest_model, gpus, lookup_engine, lookup_gpu, lookup_model, platform, scenarios
+from .catalog import GPU, closest_model, gpus, lookup_engine, lookup_gpu, lookup_model, platform, scenarios, support_of
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
 from .value import _CONDITION_KINDS, latest_prices, price_rows
@@ -41,7 +41,8 @@ __all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
 
 RAM_SIZES = (64, 128, 256, 512, 1024, 2048)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
-STATUSES = ("ok", "does not fit", "too slow", "over budget", "no price", "not buildable", "cannot be estimated")
+STATUSES = ("ok", "unsupported", "does not fit", "too slow", "over budget", "no price", "not buildable",
+            "cannot be estimated")  # fmt: skip
 
 
 def _as_model(value: Model | str | float, what: str) -> Model:
@@ -182,6 +183,7 @@ def recommend(
     prices: pd.DataFrame | Mapping[str, float] | None = None,
     data_scale: str = "GB",
     headroom: float = 0.1,
+    allow_unsupported: bool = False,
 ) -> Plan:
     """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
@@ -195,7 +197,10 @@ def recommend(
       context=2048, batch=1);
     * ``budget``: the whole build in ``currency``; ``cards``: a list of names or a filter dict
       (segments, markets, modded=False, names); ``gpu_counts``: the GPU counts to try;
-      ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price}.
+      ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price};
+    * ``allow_unsupported``: also try cards whose platform today's frameworks have dropped
+      (``current`` false in data/support.csv: Pascal and Volta, which CUDA 13 and vLLM no longer
+      support); off by default, and such builds then carry a warning in the assumptions.
 
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
@@ -214,6 +219,7 @@ def recommend(
     counts = sorted({checks.whole(c, "gpu_counts", high=1024) for c in gpu_counts})
     headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
     data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
+    allow_unsupported = checks.flag(allow_unsupported, "allow_unsupported")
     allowed = _allowed_cards(cards)
     price_of = _card_prices(currency, condition, price_rows(prices, currency))
     need = _normalise(inference, finetune, pretrain)
@@ -223,6 +229,13 @@ def recommend(
     need["assumptions"] += sorted({str(w.message) for w in caught})
     rows = []
     for card in allowed:
+        support = support_of(card)
+        if not support["current"]:
+            if not allow_unsupported:
+                rows += [_unsupported(card, count, support) for count in counts]
+                continue
+            warning = f"Warning: {card.name} ({support['name']}) is tried although {support['why_not']}."
+            need["assumptions"].append(warning)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price"))
             rows.append(
@@ -334,6 +347,13 @@ def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
             p["model"], batch=p["batch"], context=p["context"], gpus=count, zero=zero, recompute="full"
         )
     return out
+
+
+def _unsupported(card: GPU, count: int, support: Mapping[str, Any]) -> dict[str, Any]:
+    """The failed row of a card whose platform today's frameworks have dropped (data/support.csv)."""
+    why = (f"unsupported: {support['name']} — {support['why_not']} (data/support.csv, checked {support['checked']}; "
+           "recommend(..., allow_unsupported=True) tries it anyway)")  # fmt: skip
+    return {"gpu": card.name, "gpus": count, "status": "unsupported", "why": why, "score": math.nan}
 
 
 def _try_build(
