@@ -172,6 +172,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
                 "cloud-hourly",
                 "estimate-new",
                 "estimate-used",
+                "server-share",
             ),
         ),
         "region": REQ,

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .catalog import gpu
+from .catalog import gpu, support, support_of
+from .speed import allreduce_seconds, decode_tokens_per_s, prefill_seconds
 from .value import rank_gpus, value_ranking
 
 __all__ = ["source_claims"]
@@ -31,18 +32,33 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
     def add(claim: str, verdict: str, evidence: str) -> None:
         rows.append({"claim": claim, "verdict": verdict, "evidence": evidence})
 
-    upto_h100 = train.drop([n for n in train.index if gpu(n).architecture == "Blackwell" or n.startswith("H200")
-                            or n.startswith("GH200")])  # fmt: skip
+    # the source compares NVIDIA cards up to the H100; newer and other vendors' cards are named apart
+    nvidia_then = [n for n in train.index if gpu(n).vendor == "NVIDIA" and gpu(n).architecture != "Blackwell"
+                   and not n.startswith(("H200", "GH200"))]  # fmt: skip
+    upto_h100 = train[nvidia_then]
     leader = " / ".join(sorted(upto_h100[upto_h100 == upto_h100.max()].index))
+    since = train.drop(nvidia_then).dropna()
+    newer = ", ".join(since[since > upto_h100.max()].index[:6])
     add("The H-series leads training at every precision.", "holds",
-        f"Among cards up to the H100 (the source's cut-off) the training leaders are {leader}: H100 SXM "
+        f"Among NVIDIA cards up to the H100 (the source's cut-off) the training leaders are {leader}: H100 SXM "
         f"{g['H100 SXM'].bf16_tflops:g} dense BF16 TFLOPS vs A100 {a100.bf16_tflops:g}; FP8 only on Ada/Hopper. "
-        "Blackwell (B200, GB200) has since overtaken it.")  # fmt: skip
-    add("The RTX 4090 is stronger than the A100 for inference.", "does not hold",
-        f"LLM decode is bandwidth-bound: 4090 {r4090.bandwidth_gbs:g} GB/s vs A100 80GB {a100.bandwidth_gbs:g} GB/s; "
-        f"on the kit's 8B inference workload the 4090 scores {infer['RTX 4090']:.0f} against the A100's 100, and "
-        "its 24 GiB holds one user of an 8B fp16 model, not 32. Only compute-bound FP8 work favours the 4090 "
-        f"({r4090.fp8_tflops:g} dense FP8 TFLOPS; the A100 has no FP8).")  # fmt: skip
+        f"Since then these score higher on the kit's training workload: {newer}.")  # fmt: skip
+    # phase by phase: decode reads the weights (bandwidth), prefill multiplies them (Tensor rate)
+    kw = dict(weights="Q4_K_M", engine="llama.cpp")
+    dec = {c: decode_tokens_per_s("Llama-3.1-8B", c, context=2048, **kw) for c in ("RTX 4090", "A100 SXM4 80GB")}
+    pre = {c: prefill_seconds("Llama-3.1-8B", c, 2000, **kw) for c in ("RTX 4090", "A100 SXM4 80GB")}
+    phases = (("prefill of a Q4_K_M model (INT8 Tensor path)", pre["RTX 4090"] < pre["A100 SXM4 80GB"]),
+              ("FP8 (the A100 has none)", bool(r4090.fp8_tflops) and not a100.fp8_tflops))  # fmt: skip
+    wins = [phase for phase, yes in phases if yes]
+    add("The RTX 4090 is stronger than the A100 for inference.", "holds with caveats" if wins else "does not hold",
+        f"It depends on the phase and the format. Decode is bandwidth-bound: 4090 {r4090.bandwidth_gbs:g} GB/s vs "
+        f"A100 80GB {a100.bandwidth_gbs:g} GB/s; Llama-3.1-8B Q4_K_M on llama.cpp decodes at "
+        f"{dec['RTX 4090']:.0f} vs {dec['A100 SXM4 80GB']:.0f} tokens/s, and on the kit's fp16 8B workload "
+        f"(1 and 32 users) the 4090 scores {infer['RTX 4090']:.0f} against the A100's 100; its 24 GiB holds one "
+        f"user's 8B fp16 model, not 32. Prefill is compute-bound: a 2,000-token prompt takes "
+        f"{pre['RTX 4090']:.2f} s on the 4090 vs {pre['A100 SXM4 80GB']:.2f} s (INT8 {r4090.int8_tops:g} vs "
+        f"{a100.int8_tops:g} dense TOPS), and only the 4090 has FP8 ({r4090.fp8_tflops:g} dense TFLOPS). "
+        + (f"The 4090 wins: {'; '.join(wins)}." if wins else "The 4090 wins no phase."))  # fmt: skip
     add(
         "The RTX 4090 trains worse than the A100, held back by memory size and bandwidth.",
         "holds",
@@ -94,7 +110,35 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
         f"{l20.fp16_tflops:g} vs {l40.fp16_tflops:g} dense FP16 TFLOPS for training and prefill.",
     )
     value = value_ranking("training", currency=currency, condition="any").set_index("gpu")
-    order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080"]
+    per_yuan = value["score_per_1000"]
+    ratio = per_yuan.get("RTX 3090") / per_yuan.get("RTX 4090")
+    add("Per yuan, the RTX 3090 buys 1.5 times the LLM training of the RTX 4090.",
+        "holds with caveats" if abs(ratio - 1.5) <= 0.3 else "does not hold",
+        f"Training score per 1,000 {currency}: RTX 3090 {per_yuan['RTX 3090']:.2f} "
+        f"({value.loc['RTX 3090', 'price']:,.0f}, {value.loc['RTX 3090', 'price_kind']} "
+        f"{value.loc['RTX 3090', 'price_date']}) vs RTX 4090 {per_yuan['RTX 4090']:.2f} "
+        f"({value.loc['RTX 4090', 'price']:,.0f}, {value.loc['RTX 4090', 'price_kind']} "
+        f"{value.loc['RTX 4090', 'price_date']}): {ratio:.2f} times. The ratio moves with the prices.")  # fmt: skip
+    pcie, nvlink = (allreduce_seconds(7e9 * 2, gpus=8, link=link) for link in ("PCIe 4.0 x16", "NVLink 3 (A100 SXM4)"))
+    add("Single cards ignore multi-card losses; in clusters the A100/H100 remain first.", "holds with caveats",
+        f"One all-reduce of a 7B model's fp16 gradients over 8 GPUs takes {pcie:.2f} s over PCIe 4.0 (consumer "
+        f"cards; the RTX 40 series has no NVLink) vs {nvlink:.3f} s over the A100 SXM4's NVLink, every training "
+        "step. Stability (ECC memory, server cooling) is not in the data.")  # fmt: skip
+    mod = support_of("RTX 2080 Ti 22GB")
+    mod_ratio = per_yuan.get("RTX 2080 Ti 22GB") / per_yuan.get("RTX 4080")
+    add("The modded 22 GB RTX 2080 Ti beats the RTX 4080 on value, at some risk.",
+        "holds with caveats" if mod_ratio > 1 else "does not hold",
+        f"Training score per 1,000 {currency} {per_yuan['RTX 2080 Ti 22GB']:.2f} vs {per_yuan['RTX 4080']:.2f} "
+        f"({mod_ratio:.1f} times). The risks are in the data: an aftermarket mod with no NVIDIA warranty, usually "
+        f"sold used; on Turing, BF16: {mod['bf16']}; FlashAttention-2: {mod['flash_attention_2']}.")  # fmt: skip
+    dropped = support()[~support()["current"]]
+    add("Older GPUs have software incompatibilities.", "holds",
+        f"Not supported by today's frameworks: {', '.join(dropped['name'])} ("
+        + "; ".join(f"{r.name}: {r.why_not}" for r in dropped.itertuples()).split(";")[0]
+        + f"; data/support.csv, checked {dropped['checked'].max()}). Turing still runs CUDA 13 but has no BF16 "
+        "and no FlashAttention-2.")  # fmt: skip
+    # "2080 11G" is the 11 GB RTX 2080 Ti: the RTX 2080 has 8 GB
+    order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080 Ti"]
     priced = [n for n in order if pd.notna(value.loc[n, "score_per_1000"])]
     ours = sorted(priced, key=lambda n: -value.loc[n, "score_per_1000"])
     missing = [n for n in order if n not in priced]

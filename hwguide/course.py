@@ -36,6 +36,7 @@ def setup() -> None:
     pd.set_option("display.max_columns", 40)
     pd.set_option("display.width", 160)
     pd.set_option("display.max_colwidth", 60)
+    pd.set_option("display.max_rows", 120)  # the whole catalog (about 90 cards) in one table
     try:
         from IPython import get_ipython
 

@@ -39,9 +39,10 @@ EXERCISES: dict[str, Exercise] = {
     "00.1": Exercise("How many GiB of memory does the RTX 3090 have?",
                      lambda: _hg().gpu("RTX 3090").memory_gib,
                      "Look the card up with hg.gpu(...) and read memory_gib.", 0.0),
-    "00.2": Exercise("Which card in the catalog has the highest memory bandwidth?",
-                     lambda: _hg().gpus().sort_values("bandwidth_gbs").iloc[-1]["name"],
-                     "Sort hg.gpus() by bandwidth_gbs."),
+    "00.2": Exercise("What is the highest memory bandwidth of any card in the catalog, in GB/s? "
+                     "(Several cards share it: which?)",
+                     lambda: float(_hg().gpus()["bandwidth_gbs"].max()),
+                     "Look at the largest value of the bandwidth_gbs column of hg.gpus()."),
     "01.1": Exercise("What is the ridge point (FLOPs per byte) of the A100 SXM4 80GB at dense FP16?",
                      lambda: _hg().roofline("A100 SXM4 80GB", "fp16")["ridge_flops_per_byte"],
                      "Peak FLOP/s divided by bandwidth in bytes/s: 312e12 / 2039e9."),

@@ -39,7 +39,7 @@ from .value import _CONDITION_KINDS, latest_prices, price_rows
 
 __all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
 
-RAM_SIZES = (64, 128, 256, 512, 1024, 2048)
+RAM_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
 STATUSES = ("ok", "unsupported", "does not fit", "too slow", "over budget", "no price", "not buildable",
             "cannot be estimated")  # fmt: skip
@@ -99,7 +99,12 @@ def build_system(
     currency = checks.currency(currency)
     if gpu_price is not None:
         gpu_price = checks.number(gpu_price, "gpu_price", open_low=True, high=1e9, unit=currency)
-    sxm = (g.form_factor or "").upper().startswith(("SXM", "SUPERCHIP"))
+    if g.unified_memory:
+        if count > 1:
+            raise ValueError(f"{g.name} is a complete machine with unified memory; the planner builds one of it, "
+                             f"not gpus={count}")  # fmt: skip
+        return _complete_machine(g, gpu_price)
+    sxm = _is_module(g)
     name = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
     if count > most:
@@ -120,6 +125,11 @@ def build_system(
         )
     if sxm:
         notes.append("SXM cards come on an HGX baseboard in a server; they are not sold as single cards")
+    if name != "server" and draw > HOUSEHOLD_CIRCUIT_W:
+        notes.append(
+            f"draws about {draw:,.0f} W, more than one household circuit carries ({HOUSEHOLD_CIRCUIT_W:,} W = 220 V × "
+            "10 A, a standard Chinese socket): use two circuits or a dedicated 16 A line, or cap the cards' power"
+        )
     if g.market == "modded":
         notes.append("aftermarket memory mod: no NVIDIA warranty, check the seller's")
     return {
@@ -138,6 +148,27 @@ def build_system(
         "platform_priced": not math.isnan(platform_price),
         "notes": "; ".join(notes),
     }
+
+
+def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
+    """A unified-memory machine (DGX Spark, Apple M, Strix Halo): its price is the whole build."""
+    total = math.nan if price is None else price
+    return {
+        "gpu": g.name, "gpus": 1, "platform": "complete machine", "cpu": "built in (unified memory)",
+        "gpu_memory_gib": g.memory_gib, "ram_gb": g.memory_gib, "disk_tb": math.nan, "power_w": g.tdp_w,
+        "psu_w": math.nan, "gpu_price": total, "platform_price": 0.0, "build_price": total, "platform_priced": True,
+        "notes": "a complete machine: CPU and GPU share its memory, so the model and the system use the same RAM",
+    }  # fmt: skip
+
+
+# One household circuit: P = U × I = 220 V × 10 A. Chinese household sockets are rated 10 A / 250 V
+# (GB/T 2099.1 and GB/T 1002; 16 A sockets are for air conditioners and water heaters).
+HOUSEHOLD_CIRCUIT_W = 220 * 10
+
+
+def _is_module(card: GPU) -> bool:
+    """An SXM or superchip module: it comes on a server baseboard, not as a card for a PCIe slot."""
+    return (card.form_factor or "").upper().startswith(("SXM", "SUPERCHIP", "OAM"))
 
 
 def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
@@ -221,7 +252,9 @@ def recommend(
     data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
     allow_unsupported = checks.flag(allow_unsupported, "allow_unsupported")
     allowed = _allowed_cards(cards)
-    price_of = _card_prices(currency, condition, price_rows(prices, currency))
+    table = price_rows(prices, currency)
+    price_of = _card_prices(currency, condition, table)
+    server_share = _card_prices(currency, "server", table)  # SXM modules: a complete server's price per GPU
     need = _normalise(inference, finetune, pretrain)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -238,6 +271,8 @@ def recommend(
             need["assumptions"].append(warning)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price"))
+            if _is_module(card) and card.name in server_share:
+                price = server_share[card.name]
             rows.append(
                 _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)
             )
@@ -385,7 +420,10 @@ def _try_build(
         return row | {"status": "not buildable", "why": str(err)}
     keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "build_price", "platform_priced")
     row.update({k: system[k] for k in keep})
-    if not system["platform_priced"]:
+    if price_note.startswith("server-share"):  # the share already holds the server around the module
+        row.update(build_price=price * count, platform_priced=True,
+                   price_note=f"{price_note} (a complete server's price per GPU, platform included)")  # fmt: skip
+    elif not system["platform_priced"]:
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
     row["link"] = default_link(card, gpus=count) if count > 1 else ""
     labels = {

@@ -114,6 +114,8 @@ _CONDITION_KINDS = {
     "new": ("street-new", "estimate-new", "msrp"),
     "used": ("street-used", "estimate-used"),
     "any": ("street-new", "street-used", "estimate-new", "estimate-used", "msrp"),
+    # a whole server's price divided by its GPUs: SXM modules are sold only that way
+    "server": ("server-share",),
 }
 PRICE_COLUMNS = ("gpu", "date", "currency", "amount", "kind")
 
@@ -171,7 +173,8 @@ def value_ranking(
 
     The price of each card is its latest observation on or before ``as_of`` (YYYY-MM-DD; default:
     today) in ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new,
-    then the launch MSRP), "used" (street-used, estimate-used) or "any". Cards the workload does not
+    then the launch MSRP), "used" (street-used, estimate-used), "any", or "server" (a complete
+    server's price per GPU, the way SXM modules are sold: not comparable with card prices). Cards the workload does not
     fit rank after those it fits (the ``fits`` column says which). Pass ``prices`` as a
     {gpu: amount} dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no
     such price are kept, marked "no price", at the bottom. Prices are not converted between

@@ -148,3 +148,21 @@ def test_gpus_returns_a_copy():
     table = hg.gpus()
     table.loc[0, "memory_gib"] = -1
     assert (hg.gpus()["memory_gib"] > 0).all()
+
+
+def test_the_2026_catalog_holds_the_cards_buyers_weigh():
+    table = hg.gpus()
+    assert len(table) >= 85
+    for name in ["RTX 5060 Ti 16GB", "RTX 5070 Ti", "RTX 4070 Ti SUPER", "RTX 4090 D", "RTX 5090 D", "RTX 4090 48GB",
+                 "Tesla P40", "H800 PCIe", "B300", "RTX 5000 Ada", "RTX PRO 5000 Blackwell", "DGX Spark",
+                 "MI300X", "MI355X", "Radeon RX 7900 XTX", "Gaudi 3", "Arc Pro B60"]:  # fmt: skip
+        hg.gpu(name)
+    assert set(table["vendor"]) >= {"NVIDIA", "AMD", "Intel"}
+    assert hg.gpu("DGX Spark").unified_memory and not hg.gpu("RTX 4090").unified_memory
+    assert hg.gpu("T4").bandwidth_gbs == 320  # NVIDIA's T4 page: "320+ GB/s" (256-bit GDDR6 at 10 Gbps)
+
+
+def test_the_h800_is_not_on_the_900_gbs_nvswitch():
+    links = hg.interconnects().set_index("name")
+    assert "H800 SXM" not in links.loc["NVSwitch gen3 (HGX H100 / DGX H100 8-GPU)", "used_by"]
+    assert hg.speed.default_link("H800 SXM", gpus=8) == "NVLink 4 H800 (reduced)"

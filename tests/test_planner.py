@@ -108,3 +108,19 @@ def test_the_team_scenario_no_longer_recommends_volta():
     today = hg.planner.evaluate_scenario("team")["today"]
     assert not today.builds.empty
     assert not today.builds["gpu"].str.startswith("V100").any()
+
+
+def test_sxm_modules_are_priced_with_their_server():
+    # the H20 and H100 SXM prices in the data are a whole 8-GPU server's price per GPU (kind server-share)
+    plan = hg.recommend(inference=dict(model="Llama-3.1-70B", weights="fp16"), cards=["H20"], gpu_counts=[8])
+    build = plan.builds.iloc[0]
+    assert build["platform_priced"] and build["build_price"] == 8 * 150_000  # Huxiu: 1.2M yuan per 8-card server
+    assert "platform included" in build["price_note"]
+    # a server share is never ranked as a card price
+    assert "H20" not in set(hg.value_ranking("inference", condition="new").query("price == 150000")["gpu"])
+
+
+def test_a_desk_build_that_overloads_one_household_circuit_says_so():
+    assert "household circuit" not in hg.build_system("RTX 4090", 2)["notes"]  # 2 × 450 + 100 = 1,000 W
+    notes = hg.build_system("RTX 5090", 4)["notes"]  # 4 × 575 + 100 = 2,400 W > 220 V × 10 A
+    assert "2,400 W" in notes and "2,200 W" in notes

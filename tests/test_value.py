@@ -12,7 +12,8 @@ def test_rank_inference_is_relative_to_the_reference():
     table = rank_gpus("inference")
     assert table.set_index("gpu").loc["A100 SXM4 80GB", "score"] == pytest.approx(100)
     top = table.dropna(subset=["score"]).iloc[0]["gpu"]
-    assert top in ("GB200", "B200")  # the highest-bandwidth cards
+    # the highest-bandwidth cards lead (MI355X, B300/GB300, B200/GB200: 7.7-8 TB/s)
+    assert hg.gpu(top).bandwidth_gbs >= 0.95 * hg.gpus()["bandwidth_gbs"].max()
     assert (table["score"].dropna().diff().dropna() <= 1e-9).all()  # sorted
     # the A10G's Tensor rate is unpublished: listed with the reason, not dropped
     a10g = table.set_index("gpu").loc["A10G"]
