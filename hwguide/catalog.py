@@ -38,6 +38,8 @@ __all__ = [
     "data_dir",
     "engine",
     "engines",
+    "exchange_rates",
+    "cny_per",
     "gpu",
     "gpus",
     "interconnects",
@@ -177,6 +179,14 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         ),
         "region": REQ,
         "source": REQ,
+        "notes": Col(),
+    },
+    "fx": {
+        "date": DATE,
+        "currency": Col(required=True, choices=("USD",)),
+        "cny_per_unit": Col("float", required=True, positive=True),
+        "source": REQ,
+        "checked": DATE,
         "notes": Col(),
     },
     "support": {
@@ -538,6 +548,25 @@ def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
 def gpus() -> pd.DataFrame:
     """All GPUs of the catalog, one row per variant (columns as in data/README.md; units in names)."""
     return _table("gpus").copy()
+
+
+def exchange_rates() -> pd.DataFrame:
+    """The CNY central parity rate of the US dollar (CFETS), dated and sourced: date, currency, cny_per_unit."""
+    return _table("fx").copy()
+
+
+def cny_per(currency: str, on: _dt.date) -> tuple[float, _dt.date]:
+    """CNY per unit of ``currency`` on the latest date of data/fx.csv on or before ``on`` (else the
+    earliest), and that date."""
+    if currency == "CNY":
+        return 1.0, on
+    table = _table("fx")
+    table = table[table["currency"] == currency].sort_values("date")
+    if table.empty:
+        raise ValueError(f"currency={currency!r}: data/fx.csv has no rate for it; choose one of: CNY, USD")
+    before = table[[d <= on for d in table["date"]]]
+    row = (before if len(before) else table.head(1)).iloc[-1]
+    return float(row["cny_per_unit"]), row["date"]
 
 
 def prices() -> pd.DataFrame:

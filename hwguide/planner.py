@@ -35,7 +35,7 @@ from .architecture import Model, param_count
 from .catalog import GPU, closest_model, gpus, lookup_engine, lookup_gpu, lookup_model, platform, scenarios, support_of
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
-from .value import _CONDITION_KINDS, latest_prices, price_rows
+from .value import _CONDITION_KINDS, _is_module, latest_prices, price_rows
 
 __all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
 
@@ -104,7 +104,7 @@ def build_system(
             raise ValueError(f"{g.name} is a complete machine with unified memory; the planner builds one of it, "
                              f"not gpus={count}")  # fmt: skip
         return _complete_machine(g, gpu_price)
-    sxm = _is_module(g)
+    sxm = _is_module(g.name)
     name = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
     if count > most:
@@ -164,11 +164,6 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
 # One household circuit: P = U × I = 220 V × 10 A. Chinese household sockets are rated 10 A / 250 V
 # (GB/T 2099.1 and GB/T 1002; 16 A sockets are for air conditioners and water heaters).
 HOUSEHOLD_CIRCUIT_W = 220 * 10
-
-
-def _is_module(card: GPU) -> bool:
-    """An SXM or superchip module: it comes on a server baseboard, not as a card for a PCIe slot."""
-    return (card.form_factor or "").upper().startswith(("SXM", "SUPERCHIP", "OAM"))
 
 
 def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
@@ -271,7 +266,7 @@ def recommend(
             need["assumptions"].append(warning)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price"))
-            if _is_module(card) and card.name in server_share:
+            if _is_module(card.name) and card.name in server_share:
                 price = server_share[card.name]
             rows.append(
                 _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)

@@ -172,16 +172,18 @@ def _value(currency: str, as_of: _dt.date | None = None) -> pd.DataFrame:
     dates = [d for d in frame["price_date"] if d is not None]
     span = f"{min(dates)} to {max(dates)}" if dates else "none"
     frame.attrs["caption"] = (
-        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price on or "
-        f"before {day} in data/prices.csv (new, used or estimate; the price_kind column says which). Price dates "
-        f"{span}; prices "
-        "are not converted between currencies. Cards the inference workload fits come first (fits column), "
-        "cards with no price last in each group."
+        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in the "
+        f"36 months up to {day} in data/prices.csv (new, used or estimate; the price_kind column says which). Price "
+        f"dates {span}. A card priced only in the other currency is converted at the CFETS central parity of the "
+        "price's date (data/fx.csv), and price_kind shows the original. SXM/OAM modules count only with a whole "
+        "server's price per GPU. Cards the inference workload fits come first (fits column), cards with no price "
+        "last in each group."
     )
     frame.attrs["caption_zh"] = (
-        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中 {day} 当天或之前最新的价格"
-        f"（新卡、二手或估价，见“价格类型”列）。价格日期 {span}；不同币种之间不换算。"
-        "推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
+        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 36 个月内最新的价格"
+        f"（新卡、二手或估价，见“价格类型”列）。价格日期 {span}。只有另一币种价格的显卡，按该价格日期的"
+        "人民币兑美元中间价（中国外汇交易中心，data/fx.csv）换算，“价格类型”列注明原价。SXM/OAM 模组只按整台服务器"
+        "折算到每块 GPU 的价格计。推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
     )
     return frame
 

@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from . import checks
-from .catalog import GPU, gpus, lookup_gpu, lookup_model
+from .catalog import GPU, cny_per, gpus, lookup_gpu, lookup_model
 from .catalog import prices as price_table
 from .memory import inference_memory, training_memory
 from .speed import decode_tokens_per_s, training_tokens_per_s
@@ -153,10 +153,23 @@ def latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt
     kinds = _CONDITION_KINDS[condition]
     rows = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
     if as_of is not None:
-        rows = rows[[d <= as_of for d in rows["date"]]]
+        rows = rows.loc[rows["date"].map(lambda d: d <= as_of).astype(bool)]  # a mask, also when empty
     rows = rows.assign(tier=rows["kind"].map({k: i for i, k in enumerate(kinds)}))
     rows = rows.sort_values(["tier", "date"], ascending=[True, False], kind="stable")
     return rows.drop_duplicates("gpu").set_index("gpu")
+
+
+STALE_MONTHS = 12  # a price older than this before the ranking's date is marked stale
+
+
+def _months_before(day: _dt.date, months: int) -> _dt.date:
+    year, month = divmod(day.year * 12 + day.month - 1 - months, 12)
+    return _dt.date(year, month + 1, min(day.day, 28))
+
+
+def _is_module(name: str) -> bool:
+    """An SXM, OAM or superchip module: sold on a server board, so its card price leaves the platform out."""
+    return (lookup_gpu(name, "gpu").form_factor or "").upper().startswith(("SXM", "SUPERCHIP", "OAM"))
 
 
 def value_ranking(
@@ -168,33 +181,63 @@ def value_ranking(
     condition: str = "new",
     workload: Mapping[str, Any] | None = None,
     reference: str = REFERENCE,
+    window_months: int = 36,
+    convert: bool = True,
 ) -> pd.DataFrame:
     """Cards ranked by score per 1,000 units of ``currency`` (CNY or USD).
 
-    The price of each card is its latest observation on or before ``as_of`` (YYYY-MM-DD; default:
-    today) in ``currency`` whose kind matches ``condition``: "new" (street-new, then estimate-new,
-    then the launch MSRP), "used" (street-used, estimate-used), "any", or "server" (a complete
-    server's price per GPU, the way SXM modules are sold: not comparable with card prices). Cards the workload does not
-    fit rank after those it fits (the ``fits`` column says which). Pass ``prices`` as a
-    {gpu: amount} dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no
-    such price are kept, marked "no price", at the bottom. Prices are not converted between
-    currencies.
+    The price of each card is its latest observation in the ``window_months`` before ``as_of``
+    (YYYY-MM-DD; default: today) in ``currency`` whose kind matches ``condition``: "new"
+    (street-new, then estimate-new, then the launch MSRP), "used" (street-used, estimate-used),
+    "any", or "server" (a complete server's price per GPU). A card with no such price in
+    ``currency`` but one in the other currency is shown with it converted at the CFETS central
+    parity of the price's date (data/fx.csv), when ``convert`` (``converted`` says so, and
+    ``price_kind`` gives the original). A price older than 12 months before ``as_of`` is marked
+    ``stale``. SXM/OAM modules and superchips are valued only with a server-share price (a whole
+    server's price per GPU, platform included), never with a bare module's. Cards the workload does
+    not fit rank after those it fits (``fits``). Pass ``prices`` as a {gpu: amount} dict or a
+    DataFrame shaped like data/prices.csv to use your own. Cards with no price are kept, marked
+    "no price", at the bottom.
     """
     currency = checks.currency(currency)
     condition = checks.choice(condition, "condition", _CONDITION_KINDS)
     day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
+    window_months = checks.whole(window_months, "window_months", high=1200)
+    convert = checks.flag(convert, "convert")
     table = price_rows(prices, currency)
+    start = _months_before(day, window_months)
+    table = table.loc[table["date"].map(lambda d: d >= start).astype(bool)]
     ranking = rank_gpus(task, workload=workload, reference=reference)
-    chosen = latest_prices(table, currency, condition, day)
+    card_kinds = condition if condition != "server" else "any"
+    chosen = latest_prices(table, currency, card_kinds, day)
+    shares = latest_prices(table, currency, "server", day)
+    other = "USD" if currency == "CNY" else "CNY"
+    foreign = latest_prices(table, other, card_kinds, day) if convert else chosen.iloc[0:0]
+    foreign_shares = latest_prices(table, other, "server", day) if convert else shares.iloc[0:0]
     rows = []
     for row in ranking.itertuples():
-        price = chosen.loc[row.gpu] if row.gpu in chosen.index else None
+        module = _is_module(row.gpu)
+        own, abroad = (shares, foreign_shares) if module or condition == "server" else (chosen, foreign)
+        price, converted, kind = None, False, "no price"
+        if row.gpu in own.index:
+            price = own.loc[row.gpu]
+            amount, kind = float(price["amount"]), str(price["kind"])
+        elif row.gpu in abroad.index:
+            price, converted = abroad.loc[row.gpu], True
+            rate_from, on_from = cny_per(other, price["date"])
+            rate_to, _ = cny_per(currency, price["date"])
+            amount = float(price["amount"]) * rate_from / rate_to
+            kind = f"{price['kind']}, {other} {float(price['amount']):,.0f} at {rate_from / rate_to:.4g} ({on_from})"
+        elif module:
+            kind = "no server price (a module needs its server)"
         rows.append({
             "gpu": row.gpu, "score": row.score, "fits": row.fits,
-            "price": price["amount"] if price is not None else math.nan,
-            "price_kind": price["kind"] if price is not None else "no price",
+            "price": amount if price is not None else math.nan,
+            "price_kind": kind,
             "price_date": price["date"] if price is not None else None,
-            "price_source": price["source"] if price is not None else "",
+            "stale": bool(price is not None and price["date"] < _months_before(day, STALE_MONTHS)),
+            "converted": converted,
+            "price_source": price["source"] if price is not None and "source" in price else "",
         })  # fmt: skip
     frame = pd.DataFrame(rows)
     frame["score_per_1000"] = 1000 * frame["score"] / frame["price"]
@@ -203,7 +246,7 @@ def value_ranking(
     frame = frame.sort_values(["_fits", "score_per_1000"], ascending=[False, False], na_position="last")
     frame = frame.drop(columns="_fits").reset_index(drop=True)
     frame.attrs["workload"] = dict(ranking.attrs["workload"], currency=currency, as_of=str(day),
-                                   condition=condition)  # fmt: skip
+                                   condition=condition, window_months=window_months)  # fmt: skip
     return frame
 
 

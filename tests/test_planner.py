@@ -116,8 +116,10 @@ def test_sxm_modules_are_priced_with_their_server():
     build = plan.builds.iloc[0]
     assert build["platform_priced"] and build["build_price"] == 8 * 150_000  # Huxiu: 1.2M yuan per 8-card server
     assert "platform included" in build["price_note"]
-    # a server share is never ranked as a card price
-    assert "H20" not in set(hg.value_ranking("inference", condition="new").query("price == 150000")["gpu"])
+    # the value ranking values a module only with its server, never with a bare module's price
+    value = hg.value_ranking("inference", condition="new").set_index("gpu")
+    assert value.loc["H20", "price_kind"] == "server-share" and value.loc["H20", "price"] == 150_000
+    assert value.loc["A100 SXM4 80GB", "price_kind"].startswith("no server price")
 
 
 def test_a_desk_build_that_overloads_one_household_circuit_says_so():

@@ -1,5 +1,6 @@
 """Rankings, value for money, comparisons and names."""
 
+import datetime as dt
 import math
 
 import pytest
@@ -75,3 +76,26 @@ def test_source_claims_are_judged_with_numbers():
     sixty = claims.filter(like="60%", axis=0).iloc[0]
     assert sixty["verdict"] == "does not hold" and "23%" in sixty["evidence"]
     assert len(claims) >= 10
+
+
+def test_value_ranking_takes_one_window_marks_stale_prices_and_labels_conversions():
+    table = value_ranking("training", currency="CNY", condition="any", as_of="2026-12-01").set_index("gpu")
+    # the RTX 3090's CNY prices are from 2020-2022, outside the 36-month window: its latest USD one, converted
+    row = table.loc["RTX 3090"]
+    assert row["converted"] and row["price_date"] >= dt.date(2023, 12, 1)
+    usd = hg.prices().query("gpu == 'RTX 3090' and currency == 'USD' and kind == 'street-used'")
+    latest = usd.sort_values("date").iloc[-1]
+    rate, _ = hg.cny_per("USD", latest["date"])
+    assert row["price"] == pytest.approx(latest["amount"] * rate)
+    assert f"USD {latest['amount']:,.0f}" in row["price_kind"]
+    # a price older than 12 months is kept but marked stale
+    assert table.loc["RTX 2080 Ti 22GB", "stale"] and table.loc["RTX 2080 Ti 22GB", "price_date"] == dt.date(2024, 1, 1)
+    # without conversion a USD-only card has no CNY price
+    plain = value_ranking("training", currency="CNY", condition="any", as_of="2026-12-01", convert=False)
+    assert plain.set_index("gpu").loc["RTX 3090", "price_kind"] == "no price"
+
+
+def test_exchange_rates_are_the_cfets_central_parity_of_the_day():
+    rate, day = hg.cny_per("USD", dt.date(2026, 1, 26))
+    assert (rate, day) == (6.9843, dt.date(2026, 1, 26))  # Xinhua wire, CFETS central parity
+    assert hg.cny_per("USD", dt.date(2026, 6, 1))[1] == dt.date(2026, 1, 26)  # latest on or before
