@@ -227,9 +227,9 @@ def value_ranking(
             rate_from, on_from = cny_per(other, price["date"])
             rate_to, _ = cny_per(currency, price["date"])
             amount = float(price["amount"]) * rate_from / rate_to
-            kind = f"{price['kind']}, {other} {float(price['amount']):,.0f} at {rate_from / rate_to:.4g} ({on_from})"
+            kind = f"{price['kind']} ({other} {float(price['amount']):,.0f} × {rate_from / rate_to:.4g}, {on_from})"
         elif module:
-            kind = "no server price (a module needs its server)"
+            kind = "no server price"  # a module runs only in its server: its card price is not used
         rows.append({
             "gpu": row.gpu, "score": row.score, "fits": row.fits,
             "price": amount if price is not None else math.nan,
