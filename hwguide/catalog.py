@@ -120,7 +120,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "segment": Col(required=True, choices=("consumer", "workstation", "datacenter")),
         "market": Col(required=True, choices=("global", "china", "cloud", "modded")),
         "memory_gib": Col("float", required=True, positive=True),
-        "memory_type": Col(required=True, choices=MEMORY_TYPES),
+        "gpu_memory_gib": POS,
+        "memory_type": Col(choices=MEMORY_TYPES),
         "bus_bits": POS_INT,
         "bandwidth_gbs": Col("float", required=True, positive=True),
         "cuda_cores": POS_INT,
@@ -136,7 +137,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "int8_tops": POS,
         "int8_sparse_tops": POS,
         "fp4_tflops": POS,
-        "tdp_w": Col("float", required=True, positive=True),
+        "tdp_w": POS,
         "nvlink_gbs": Col("float", nonnegative=True),
         "pcie_gen": Col("int", low=3, high=6),
         "pcie_lanes": Col("int", low=1, high=16),
@@ -531,7 +532,19 @@ def _table(kind: str) -> pd.DataFrame:
 
 
 def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
-    """Cross-column rules: a dense figure never exceeds its printed sparse twin."""
+    """Cross-column rules: a dense figure never exceeds its printed sparse twin; an empty memory type or
+    power is explained in ``notes``; ``gpu_memory_gib`` only on unified-memory machines, within memory_gib."""
+    for line, name, kind, power, notes in zip(lines, frame["name"], frame["memory_type"], frame["tdp_w"],
+                                              frame["notes"]):  # fmt: skip
+        for column, value in (("memory_type", kind), ("tdp_w", power)):
+            if pd.isna(value) and not (isinstance(notes, str) and "not published" in notes):
+                raise DataError(f"{label}, row {line} ({name}), column {column!r}: empty without 'not published' "
+                                "and the reason in notes")  # fmt: skip
+    for line, name, share, size, unified in zip(lines, frame["name"], frame["gpu_memory_gib"], frame["memory_gib"],
+                                                frame["unified_memory"]):  # fmt: skip
+        if pd.notna(share) and (not unified or share > size):
+            raise DataError(f"{label}, row {line} ({name}), column 'gpu_memory_gib': only for a unified-memory "
+                            f"machine, and at most its memory_gib ({size:g})")  # fmt: skip
     for dense, sparse in (
         ("fp16_tflops", "fp16_sparse_tflops"),
         ("bf16_tflops", "fp16_sparse_tflops"),
@@ -636,7 +649,8 @@ class GPU:
     segment: str
     market: str
     memory_gib: float
-    memory_type: str
+    gpu_memory_gib: float | None
+    memory_type: str | None
     bus_bits: int | None
     bandwidth_gbs: float
     cuda_cores: int | None
@@ -652,7 +666,7 @@ class GPU:
     int8_tops: float | None
     int8_sparse_tops: float | None
     fp4_tflops: float | None
-    tdp_w: float
+    tdp_w: float | None
     nvlink_gbs: float | None
     pcie_gen: int | None
     pcie_lanes: int | None
@@ -665,8 +679,9 @@ class GPU:
 
     @property
     def memory_bytes(self) -> int:
-        """Memory size in bytes (GiB × 2**30)."""
-        return int(self.memory_gib * 2**30)
+        """The memory the GPU may use, in bytes (GiB × 2**30): ``gpu_memory_gib`` on a unified-memory
+        machine (the share the system gives the GPU by default), else ``memory_gib``."""
+        return int((self.gpu_memory_gib or self.memory_gib) * 2**30)
 
 
 _VENDOR = re.compile(r"^(nvidia|geforce|tesla|quadro)+")

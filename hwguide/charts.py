@@ -33,7 +33,7 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True
         groups = table.groupby(["memory_gib", "bandwidth_gbs"], sort=True)["name"]
         texts = [ax.text(memory, bandwidth, " / ".join(names), fontsize=6) for (memory, bandwidth), names in groups]
         adjust_text(texts, ax=ax, expand=(1.15, 1.4), arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
-    ax.set_xticks([8, 12, 16, 24, 32, 48, 64, 96, 141, 192, 288])
+    ax.set_xticks([8, 12, 16, 24, 32, 48, 64, 96, 141, 192, 288, 512])
     ax.set_yticks([200, 300, 500, 1000, 2000, 3000, 5000, 8000])
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(ScalarFormatter())

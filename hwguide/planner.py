@@ -113,8 +113,8 @@ def build_system(
     vram = g.memory_gib * count
     ram = next(size for size in RAM_SIZES if size >= max(vram, float(p["ram_gb"])))
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
-    draw = g.tdp_w * count + 100
-    psu = math.ceil(1.25 * draw / 50) * 50
+    draw = (g.tdp_w or math.nan) * count + 100  # NaN where the vendor publishes no power figure
+    psu = math.ceil(1.25 * draw / 50) * 50 if draw == draw else math.nan
     platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
     gpus_total = gpu_price * count if gpu_price is not None else math.nan
     notes = []

@@ -708,14 +708,16 @@ def training_time(
     achieved = per_token / (seconds_per_token * peak)
     flops = per_token * tokens
     gpu_hours = tokens * seconds_per_token / 3600
-    energy = gpu_hours * g.tdp_w / 1000
-    cost_money = energy * electricity_price if electricity_price is not None else None
+    energy = gpu_hours * g.tdp_w / 1000 if g.tdp_w else math.nan  # NaN: the vendor publishes no power figure
+    cost_money = energy * electricity_price if electricity_price is not None and g.tdp_w else None
     assumptions = (
         f"{label} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
         "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
         f"{g.name}: {peak / 1e12:,.0f} dense {precision} TFLOPS at {achieved:.0%} MFU"
         + (f" ({eng.name}'s fitted training factors, data/engines.csv; recompute={recompute})." if fitted else "."),
-        f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included.",
+        f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included."
+        if g.tdp_w
+        else f"Energy: not estimated, {g.name} has no published power figure.",
     )
     return TrainingTime(flops, g.name, gpus, achieved, gpu_hours, gpu_hours / gpus / 24, energy, cost_money,
                         currency if cost_money is not None else None, assumptions)  # fmt: skip
@@ -801,11 +803,12 @@ def inference_speed(
     g = lookup_gpu(card, "card")
     mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
     fits = mem.fits(g, headroom=headroom)
-    base = dict(per_gpu_gib=mem.per_gpu_bytes / GIB, card_gib=g.memory_gib, gpus=mem.gpus)
+    card_gib = g.memory_bytes / GIB  # on a unified-memory machine, the share its GPU may use
+    base = dict(per_gpu_gib=mem.per_gpu_bytes / GIB, card_gib=card_gib, gpus=mem.gpus)
     if not fits:
-        usable = g.memory_gib * (1 - headroom)
+        usable = card_gib * (1 - headroom)
         reason = (f"needs {mem.per_gpu_bytes / GIB:.1f} GiB per GPU on {mem.gpus} × {g.name}, which holds "
-                  f"{usable:.1f} of its {g.memory_gib:g} GiB with {headroom:.0%} kept free")  # fmt: skip
+                  f"{usable:.1f} of its {card_gib:g} GiB with {headroom:.0%} kept free")  # fmt: skip
         return Speed(False, **base, tokens_per_s=None, tokens_per_s_per_user=None, time_to_first_token_s=None,
                      reason=reason)  # fmt: skip
     kw = dict(weights=weights, gpus=gpus, engine=engine, interconnect=interconnect)

@@ -155,9 +155,10 @@ def test_the_2026_catalog_holds_the_cards_buyers_weigh():
     assert len(table) >= 85
     for name in ["RTX 5060 Ti 16GB", "RTX 5070 Ti", "RTX 4070 Ti SUPER", "RTX 4090 D", "RTX 5090 D", "RTX 4090 48GB",
                  "Tesla P40", "H800 PCIe", "B300", "RTX 5000 Ada", "RTX PRO 5000 Blackwell", "DGX Spark",
-                 "MI300X", "MI355X", "Radeon RX 7900 XTX", "Gaudi 3", "Arc Pro B60"]:  # fmt: skip
+                 "MI300X", "MI355X", "Radeon RX 7900 XTX", "Gaudi 3", "Arc Pro B60", "Apple M3 Ultra 512GB",
+                 "Apple M4 Max 128GB", "Ryzen AI Max+ 395 128GB", "Ascend 910B", "Ascend 910C"]:  # fmt: skip
         hg.gpu(name)
-    assert set(table["vendor"]) >= {"NVIDIA", "AMD", "Intel"}
+    assert set(table["vendor"]) == {"NVIDIA", "AMD", "Intel", "Apple", "Huawei"}
     assert hg.gpu("DGX Spark").unified_memory and not hg.gpu("RTX 4090").unified_memory
     assert hg.gpu("T4").bandwidth_gbs == 320  # NVIDIA's T4 page: "320+ GB/s" (256-bit GDDR6 at 10 Gbps)
 
@@ -166,3 +167,18 @@ def test_the_h800_is_not_on_the_900_gbs_nvswitch():
     links = hg.interconnects().set_index("name")
     assert "H800 SXM" not in links.loc["NVSwitch gen3 (HGX H100 / DGX H100 8-GPU)", "used_by"]
     assert hg.speed.default_link("H800 SXM", gpus=8) == "NVLink 4 H800 (reduced)"
+
+
+def test_unified_memory_machines_fit_against_the_share_the_gpu_may_use():
+    # macOS gives the GPU about 84% of a 128 GB Mac by default (Metal's recommendedMaxWorkingSetSize, measured)
+    mac = hg.gpu("Apple M4 Max 128GB")
+    assert mac.unified_memory and mac.memory_bytes == int(107.52 * 2**30)
+    # AMD's Variable Graphics Memory: 96 of the 128 GB on Windows
+    assert hg.gpu("Ryzen AI Max+ 395 128GB").memory_bytes == 96 * 2**30
+    mem = hg.inference_memory("Llama-3.1-70B", weights="fp16")  # about 132 GiB of weights
+    assert not mem.fits("Apple M4 Max 128GB")
+    # a complete machine is built once: its price is the whole build
+    build = hg.build_system("DGX Spark", 1, gpu_price=30000)
+    assert build["platform"] == "complete machine" and build["build_price"] == 30000
+    with pytest.raises(ValueError, match="complete machine"):
+        hg.build_system("DGX Spark", 2)

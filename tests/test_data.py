@@ -103,6 +103,13 @@ KNOWN_GAPS = {
     "B100": {"pcie_gen"},
     "GB300": {"pcie_gen"},
     "Radeon AI PRO R9700": {"pcie_gen"},
+    # unified-memory machines and Huawei's NPUs: the vendors publish less (each row's notes say what)
+    "Apple M3 Ultra 512GB": {"fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen", "memory_type"},
+    "Apple M3 Ultra 96GB": {"fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen", "memory_type", "tdp_w"},
+    "Apple M4 Max 128GB": {"fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen", "tdp_w"},
+    "Ryzen AI Max+ 395 128GB": {"pcie_gen"},  # a laptop / mini-PC SoC: no host link
+    "Ascend 910B": {"year", "fp32_tflops", "tdp_w", "pcie_gen"},
+    "Ascend 910C": {"fp32_tflops", "tdp_w", "pcie_gen"},
 }
 UNIT = re.compile(r"_(gib|gb|gbs|tflops|tops|w|usd|bits|b|cny)$")
 
