@@ -577,7 +577,7 @@ def cny_per(currency: str, on: _dt.date) -> tuple[float, _dt.date]:
     table = table[table["currency"] == currency].sort_values("date")
     if table.empty:
         raise ValueError(f"currency={currency!r}: data/fx.csv has no rate for it; choose one of: CNY, USD")
-    before = table[[d <= on for d in table["date"]]]
+    before = table[table["date"] <= on]
     row = (before if len(before) else table.head(1)).iloc[-1]
     return float(row["cny_per_unit"]), row["date"]
 

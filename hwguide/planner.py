@@ -114,7 +114,7 @@ def build_system(
     ram = next(size for size in RAM_SIZES if size >= max(vram, float(p["ram_gb"])))
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
     draw = (g.tdp_w or math.nan) * count + 100  # NaN where the vendor publishes no power figure
-    psu = math.ceil(1.25 * draw / 50) * 50 if draw == draw else math.nan
+    psu = math.nan if math.isnan(draw) else math.ceil(1.25 * draw / 50) * 50
     platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
     gpus_total = gpu_price * count if gpu_price is not None else math.nan
     notes = []

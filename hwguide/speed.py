@@ -431,7 +431,7 @@ def inference_engines() -> list[str]:
     return [str(e) for e, v in zip(table["engine"], table["bw_16bit"]) if v == v]
 
 
-_Inputs = tuple[Model, GPU, str, int, int, int, Engine, "str | None"]
+_Inputs = tuple[Model, GPU, str, int, int, int, int, Engine, "str | None"]
 
 
 def _speed_inputs(model: object, card: object, weights: object, batch: object, context: object, gpus: object,
@@ -441,7 +441,8 @@ def _speed_inputs(model: object, card: object, weights: object, batch: object, c
     weights = check_weights(weights)
     eng = lookup_engine(engine, "engine")
     link = link_for(interconnect, g, gpus) if gpus > 1 or interconnect is not None else None
-    return m, g, weights, batch, context, gpus, eng, link if gpus > 1 else None
+    tp, stages = gpu_split(eng, gpus)
+    return m, g, weights, batch, context, tp, stages, eng, link if gpus > 1 else None
 
 
 def gpu_split(eng: Engine, gpus: int) -> tuple[int, int]:
@@ -473,11 +474,10 @@ def decode_tokens_per_s(
     This assumes the workload fits: :func:`inference_speed` checks
     the memory first and says so when it does not.
     """
-    m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
+    m, g, weights, batch, context, tp, _, eng, link = _speed_inputs(  # layer split: stages run one after another
         model, card, weights, batch, context, gpus, engine, interconnect
     )
     kv = checks.choice(kv, "kv", KV_DTYPES)
-    tp, _ = gpu_split(eng, gpus)  # layer split: the stages run one after another for each token
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv)
     return float(batch / step_seconds(cost, engine_factors(eng)))
 
@@ -501,10 +501,9 @@ def prefill_seconds(
     all-reduces of the prompt's hidden states per layer; a layer split pipelines the prompt's
     micro-batches (:func:`pipeline_speedup`).
     """
-    m, g, weights, batch, context, gpus, eng, link = _speed_inputs(
+    m, g, weights, batch, context, tp, stages, eng, link = _speed_inputs(
         model, card, weights, batch, context, gpus, engine, interconnect
     )
-    tp, stages = gpu_split(eng, gpus)
     cost = prefill_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, stages=stages)
     return float(prefill_time(cost, engine_factors(eng)))
 
@@ -528,12 +527,12 @@ def serving_tokens_per_s(
     at the mean context (prompt + output/2): batch × output / (prefill + output × step). Benchmarks
     of serving engines (offline throughput at a fixed concurrency) report this number.
     """
-    m, g, weights, batch, _, gpus, eng, link = _speed_inputs(model, card, weights, batch, 1, gpus, engine, interconnect)
+    m, g, weights, batch, _, tp, stages, eng, link = _speed_inputs(model, card, weights, batch, 1, gpus, engine,
+                                                                   interconnect)  # fmt: skip
     top = checks.LIMITS["context"]
     prompt, output = checks.whole(prompt, "prompt", high=top), checks.whole(output, "output", high=top)
     kv = checks.choice(kv, "kv", KV_DTYPES)
     factors = engine_factors(eng)
-    tp, stages = gpu_split(eng, gpus)
     pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=tp, link=link, stages=stages)
     step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=tp, link=link,
                       kv=kv)  # fmt: skip

@@ -153,7 +153,7 @@ def latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt
     kinds = _CONDITION_KINDS[condition]
     rows = table[(table["currency"] == currency) & table["kind"].isin(kinds)]
     if as_of is not None:
-        rows = rows.loc[rows["date"].map(lambda d: d <= as_of).astype(bool)]  # a mask, also when empty
+        rows = rows[rows["date"] <= as_of]
     rows = rows.assign(tier=rows["kind"].map({k: i for i, k in enumerate(kinds)}))
     rows = rows.sort_values(["tier", "date"], ascending=[True, False], kind="stable")
     return rows.drop_duplicates("gpu").set_index("gpu")
@@ -205,8 +205,8 @@ def value_ranking(
     window_months = checks.whole(window_months, "window_months", high=1200)
     convert = checks.flag(convert, "convert")
     table = price_rows(prices, currency)
-    start = _months_before(day, window_months)
-    table = table.loc[table["date"].map(lambda d: d >= start).astype(bool)]
+    start, stale_before = _months_before(day, window_months), _months_before(day, STALE_MONTHS)
+    table = table[table["date"] >= start]
     ranking = rank_gpus(task, workload=workload, reference=reference)
     card_kinds = condition if condition != "server" else "any"
     chosen = latest_prices(table, currency, card_kinds, day)
@@ -235,7 +235,7 @@ def value_ranking(
             "price": amount if price is not None else math.nan,
             "price_kind": kind,
             "price_date": price["date"] if price is not None else None,
-            "stale": bool(price is not None and price["date"] < _months_before(day, STALE_MONTHS)),
+            "stale": bool(price is not None and price["date"] < stale_before),
             "converted": converted,
             "price_source": price["source"] if price is not None and "source" in price else "",
         })  # fmt: skip

@@ -99,3 +99,9 @@ def test_exchange_rates_are_the_cfets_central_parity_of_the_day():
     rate, day = hg.cny_per("USD", dt.date(2026, 1, 26))
     assert (rate, day) == (6.9843, dt.date(2026, 1, 26))  # Xinhua wire, CFETS central parity
     assert hg.cny_per("USD", dt.date(2026, 6, 1))[1] == dt.date(2026, 1, 26)  # latest on or before
+
+
+def test_a_date_before_every_rate_or_price_is_answered_not_crashed():
+    assert hg.cny_per("USD", dt.date(2000, 1, 1))[1] == hg.exchange_rates()["date"].min()  # the earliest rate
+    early = value_ranking("inference", currency="CNY", as_of="2015-01-01")  # before every price
+    assert early["price"].isna().all() and set(early["price_kind"]) <= {"no price", "no server price"}
