@@ -11,6 +11,9 @@ __all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "rankin
 SEGMENT_COLORS = {"consumer": "tab:green", "workstation": "tab:orange", "datacenter": "tab:blue"}
 
 
+ADJUST_ITERATIONS = 60
+
+
 def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True) -> Figure:
     """Scatter of memory size (GiB) against memory bandwidth (GB/s), one point per GPU, by segment.
 
@@ -32,7 +35,9 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True
 
         groups = table.groupby(["memory_gib", "bandwidth_gbs"], sort=True)["name"]
         texts = [ax.text(memory, bandwidth, " / ".join(names), fontsize=6) for (memory, bandwidth), names in groups]
-        adjust_text(texts, ax=ax, expand=(1.15, 1.4), arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))
+        # a fixed number of iterations, not adjustText's default time limit: the same figure on every machine
+        adjust_text(texts, ax=ax, expand=(1.15, 1.4), iter_lim=ADJUST_ITERATIONS,
+                    arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))  # fmt: skip
     ax.set_xticks([8, 12, 16, 24, 32, 48, 64, 96, 141, 192, 288, 512])
     ax.set_yticks([200, 300, 500, 1000, 2000, 3000, 5000, 8000])
     for axis in (ax.xaxis, ax.yaxis):
