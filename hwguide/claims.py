@@ -131,12 +131,13 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
         f"Training score per 1,000 {currency} {per_yuan['RTX 2080 Ti 22GB']:.2f} vs {per_yuan['RTX 4080']:.2f} "
         f"({mod_ratio:.1f} times). The risks are in the data: an aftermarket mod with no NVIDIA warranty, usually "
         f"sold used; on Turing, BF16: {mod['bf16']}; FlashAttention-2: {mod['flash_attention_2']}.")  # fmt: skip
-    dropped = support()[~support()["current"]]
+    platforms = support()
+    dropped = platforms[~platforms["current"]]
+    first = dropped.iloc[0]  # its first reason, as an example
     add("Older GPUs have software incompatibilities.", "holds",
-        f"Not supported by today's frameworks: {', '.join(dropped['name'])} ("
-        + "; ".join(f"{r.name}: {r.why_not}" for r in dropped.itertuples()).split(";")[0]
-        + f"; data/support.csv, checked {dropped['checked'].max()}). Turing still runs CUDA 13 but has no BF16 "
-        "and no FlashAttention-2.")  # fmt: skip
+        f"Not supported by today's frameworks: {', '.join(dropped['name'])} ({first['name']}: "
+        f"{first['why_not'].split(';')[0]}; data/support.csv, checked {dropped['checked'].max()}). Turing still "
+        "runs CUDA 13 but has no BF16 and no FlashAttention-2.")  # fmt: skip
     # "2080 11G" is the 11 GB RTX 2080 Ti: the RTX 2080 has 8 GB
     order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080 Ti"]
     priced = [n for n in order if pd.notna(value.loc[n, "score_per_1000"])]
