@@ -21,10 +21,14 @@ from .catalog import (
     DataError,
     Engine,
     cny_per,
+    cpu,
+    cpus,
     data_dir,
     engine,
     engines,
     exchange_rates,
+    export_controls,
+    export_status,
     gpu,
     gpus,
     interconnects,
@@ -54,7 +58,7 @@ from .memory import (
     training_memory,
     weights_bytes,
 )
-from .planner import Plan, build_system, evaluate_scenario, recommend
+from .planner import Plan, build_system, evaluate_scenario, host_link, recommend
 from .result import Memory
 from .speed import (
     Speed,
@@ -93,6 +97,7 @@ __all__ = [
     "guide_tables",
     "recommend",
     "evaluate_scenario",
+    "host_link",
     "build_system",
     "Plan",
     "source_claims",
@@ -141,7 +146,11 @@ __all__ = [
     "param_count",
     "prices",
     "scenarios",
+    "cpu",
+    "cpus",
     "exchange_rates",
+    "export_controls",
+    "export_status",
     "cny_per",
     "support",
     "support_of",

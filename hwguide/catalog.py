@@ -36,9 +36,13 @@ __all__ = [
     "DataError",
     "Engine",
     "data_dir",
+    "cpu",
+    "cpus",
     "engine",
     "engines",
     "exchange_rates",
+    "export_controls",
+    "export_status",
     "cny_per",
     "gpu",
     "gpus",
@@ -106,6 +110,10 @@ FRACTION = Col("float", low=0.001, high=1)
 VENDORS = ("NVIDIA", "AMD", "Apple", "Intel", "Huawei")
 ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell", "CDNA2", "CDNA3", "CDNA4",
                  "RDNA3", "RDNA3.5", "RDNA4", "Apple M3", "Apple M4", "Gaudi 3", "Xe2", "Da Vinci")  # fmt: skip
+# What an export-control event says about a card going to China: the US side needs a licence, needs
+# none, reviews case by case or has granted licences; the Chinese side may review or discourage use.
+EXPORT_STATUSES = ("licence required", "no licence needed", "case-by-case", "licences granted", "under review",
+                   "use discouraged")  # fmt: skip
 MEMORY_TYPES = ("GDDR5", "GDDR6", "GDDR6X", "GDDR7", "HBM2", "HBM2e", "HBM3", "HBM3e", "LPDDR5", "LPDDR5X")
 
 SCHEMAS: dict[str, dict[str, Col]] = {
@@ -190,6 +198,52 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "checked": DATE,
         "notes": Col(),
     },
+    "cpus": {
+        "name": REQ,
+        "vendor": Col(required=True, choices=("Intel", "AMD")),
+        "segment": Col(required=True, choices=("desktop", "workstation", "server")),
+        "socket": REQ,
+        "launch": Col(),
+        "cores": POS_INT,
+        "pcie_gen": Col("int", required=True, low=3, high=6),
+        "pcie_lanes": Col("int", low=1, high=256),
+        "memory_type": Col(required=True, choices=("DDR4", "DDR5")),
+        "memory_channels": Col("int", required=True, low=1, high=16),
+        "memory_mts": Col("int", required=True, low=1000, high=12000),
+        "memory_gbs": Col("float", required=True, positive=True),
+        "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "export_controls": {
+        "chip": REQ,
+        "gpus": REQ,
+        "date": DATE,
+        "authority": Col(required=True, choices=("US", "China")),
+        "status": Col(required=True, choices=EXPORT_STATUSES),
+        "summary": REQ,
+        "rule": REQ,
+        "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "primary_domains": {
+        "domain": REQ,
+        "owner": REQ,
+        "kind": Col(
+            required=True,
+            choices=(
+                "vendor",
+                "retailer",
+                "cloud provider",
+                "official documentation",
+                "official repository",
+                "government",
+            ),
+        ),  # fmt: skip
+        "checked": DATE,
+        "notes": Col(),
+    },
     "support": {
         "name": REQ,
         "vendor": Col(required=True, choices=VENDORS),
@@ -237,6 +291,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "gpu": REQ,
         "gpu_count": Col("int", required=True, positive=True),
         "cpu": REQ,
+        "cpu_ref": REQ,
         "ram_gb": Col("float", required=True, positive=True),
         "disk_tb": Col("float", required=True, positive=True),
         "price_cny": Col("float", required=True, positive=True),
@@ -248,6 +303,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "platform": Col(required=True, choices=("desktop", "workstation", "server")),
         "max_gpus": Col("int", required=True, positive=True),
         "cpu_class": REQ,
+        "cpu": REQ,
+        "sockets": Col("int", required=True, low=1, high=8),
         "ram_gb": Col("float", required=True, positive=True),
         "disk_tb": Col("float", required=True, positive=True),
         "price_cny": POS,
@@ -475,7 +532,7 @@ _DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
 
 # The column that names each row, for tables whose rows are looked up by name.
 _NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name", "support": "name",
-                "platforms": "platform", "measurements": "id"}  # fmt: skip
+                "platforms": "platform", "measurements": "id", "cpus": "name"}  # fmt: skip
 
 
 def _plain(value: Any) -> Any:
@@ -519,6 +576,24 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
         for line, name, family in zip(lines, frame["engine"], frame["family"]):
             if isinstance(family, str) and family and family not in names - {name}:
                 raise DataError(f"{label}, row {line}, column 'family': {family!r} is not another engine of the table")
+    if kind in ("platforms", "scenarios"):
+        column = "cpu" if kind == "platforms" else "cpu_ref"
+        known = set(_table("cpus")["name"])
+        for line, name in zip(lines, frame[column]):
+            if name not in known:
+                raise DataError(f"{label}, row {line}, column {column!r}: {name!r} is not a row of cpus.csv")
+    if kind == "cpus":
+        for line, name, ch, mts, gbs in zip(lines, frame["name"], frame["memory_channels"], frame["memory_mts"],
+                                            frame["memory_gbs"]):  # fmt: skip
+            if abs(ch * mts * 8 / 1000 - gbs) > 0.05:
+                raise DataError(f"{label}, row {line} ({name}), column 'memory_gbs': {gbs} is not channels × MT/s × "
+                                f"8 bytes = {ch * mts * 8 / 1000:.1f} GB/s")  # fmt: skip
+    if kind == "export_controls":
+        known = set(_table("gpus")["name"])
+        for line, cards in zip(lines, frame["gpus"]):
+            for name in cards.split(";"):
+                if name.strip() not in known:
+                    raise DataError(f"{label}, row {line}, column 'gpus': {name.strip()!r} is not in gpus.csv")
     if kind == "prices":
         known = set(_table("gpus")["name"])
         for line, name in zip(lines, frame["gpu"]):
@@ -603,9 +678,56 @@ def support_of(card: str | GPU) -> dict[str, Any]:
     return {"name": g.support, **{k: _plain(v) for k, v in row.items()}}
 
 
+def export_controls() -> pd.DataFrame:
+    """Export-control events for China, one row per chip and date: the US rule or decision (or the
+    Chinese authorities' guidance), the cards it covers (``gpus``, ``;``-separated), status and sources."""
+    return _table("export_controls").copy()
+
+
+def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None) -> dict[str, Any]:
+    """A card's latest export-control events for China on or before ``as_of`` (default: today).
+
+    Returns ``us`` and ``china``: each the latest event of that authority as a dict (date, status,
+    summary, rule, sources), or None where data/export_controls.csv holds none for the card; and
+    ``label``, one line for a table ("US licence required since 2023-11-17"), empty when no event
+    restricts the card. No row means the kit has no data on the card, not that it is unrestricted.
+    """
+    g = lookup_gpu(card, "card")
+    day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
+    table = _table("export_controls")
+    mine = table[table["gpus"].map(lambda cards: g.name in [c.strip() for c in cards.split(";")])]
+    mine = mine[mine["date"] <= day].sort_values("date", kind="stable")
+    latest: dict[str, dict[str, Any] | None] = {}
+    for authority in ("US", "China"):
+        rows = mine[mine["authority"] == authority]
+        latest[authority] = None if rows.empty else {k: _plain(v) for k, v in rows.iloc[-1].items()}
+    parts = []
+    us, china = latest["US"], latest["China"]
+    if us is not None and us["status"] != "no licence needed":
+        parts.append(f"US {us['status']} since {us['date']}")
+    if china is not None:
+        parts.append(f"China: {china['status']} since {china['date']}")
+    return {"us": us, "china": china, "label": "; ".join(parts)}
+
+
 def interconnects() -> pd.DataFrame:
     """PCIe, NVLink and NVSwitch links with per-direction and total bandwidth in GB/s."""
     return _table("interconnects").copy()
+
+
+def cpus() -> pd.DataFrame:
+    """Host CPUs: PCIe generation and lanes (for multi-GPU builds) and memory channels × MT/s = GB/s."""
+    return _table("cpus").copy()
+
+
+def cpu(name: str) -> dict[str, Any]:
+    """One row of :func:`cpus` by exact name, as a dict; LookupError with close matches otherwise."""
+    table = _table("cpus").set_index("name")
+    if name not in table.index:
+        close = difflib.get_close_matches(str(name), list(table.index), n=3, cutoff=0.4)
+        hint = f"did you mean {', '.join(close)}? " if close else ""
+        raise LookupError(f"cpu={name!r} is not in data/cpus.csv; {hint}choose one of: {', '.join(table.index)}")
+    return {"name": name, **{k: _plain(v) for k, v in table.loc[name].items()}}
 
 
 def platforms() -> pd.DataFrame:

@@ -22,6 +22,7 @@ Platform rules (stated here and in the notebook; sources where they exist):
 from __future__ import annotations
 
 import dataclasses
+import datetime as _dt
 import html
 import math
 import warnings
@@ -32,12 +33,25 @@ import pandas as pd
 
 from . import checks
 from .architecture import Model, param_count
-from .catalog import GPU, closest_model, gpus, lookup_engine, lookup_gpu, lookup_model, platform, scenarios, support_of
+from .catalog import (
+    GPU,
+    closest_model,
+    export_status,
+    gpus,
+    interconnects,
+    lookup_engine,
+    lookup_gpu,
+    lookup_model,
+    platform,
+    scenarios,
+    support_of,
+)
+from .catalog import cpu as catalog_cpu
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import decode_tokens_per_s, default_link, training_time
-from .value import _CONDITION_KINDS, _is_module, latest_prices, price_rows
+from .value import _CONDITION_KINDS, _is_module, _months_before, price_rows, priced
 
-__all__ = ["Plan", "build_system", "evaluate_scenario", "recommend"]
+__all__ = ["Plan", "build_system", "evaluate_scenario", "host_link", "recommend"]
 
 RAM_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
@@ -132,11 +146,20 @@ def build_system(
         )
     if g.market == "modded":
         notes.append("aftermarket memory mod: no NVIDIA warranty, check the seller's")
+    link = host_link(g, count, cpu=str(p["cpu"]), sockets=int(p["sockets"]))
+    if link is not None and link["limited"]:
+        notes.append(
+            f"on this platform's reference CPU ({link['cpu']}), {link['note']}; the speed estimates assume "
+            "full x16 links"
+        )
+    if export := export_status(g)["label"]:
+        notes.append(f"export control for China: {export} (hg.export_status); check before buying there")
     return {
         "gpu": g.name,
         "gpus": count,
         "platform": name,
         "cpu": str(p["cpu_class"]),
+        "host_link": "" if link is None else f"PCIe {link['gen']}.0 x{link['lanes']}",
         "gpu_memory_gib": vram,
         "ram_gb": ram,
         "disk_tb": disk,
@@ -148,6 +171,44 @@ def build_system(
         "platform_priced": not math.isnan(platform_price),
         "notes": "; ".join(notes),
     }
+
+
+def host_link(card: str | GPU, gpus: int = 1, *, cpu: str, sockets: int = 1) -> dict[str, Any] | None:
+    """How each of ``gpus`` × ``card`` reaches the host CPU over PCIe (data/cpus.csv).
+
+    The generation is the lower of the card's and the CPU's; each card gets the CPU's lanes shared
+    out evenly (``sockets`` × lanes / gpus), rounded down to x16, x8 or x4 and at most the card's own
+    width: the kit's rule, since a board may wire the slots differently and a PCIe switch changes
+    the picture. Returns ``gen``, ``lanes``, ``per_direction_gbs`` (each way, per card, from the
+    PCIe x16 rows of data/interconnects.csv), ``full_gbs`` (the card's own x16 link), ``limited``
+    and a ``note`` saying what limits it; None for modules and SoCs, which have no PCIe slot.
+    """
+    g = lookup_gpu(card, "card")
+    count = checks.whole(gpus, "gpus")
+    sockets = checks.whole(sockets, "sockets", high=8)
+    host = catalog_cpu(cpu)
+    if g.unified_memory or _is_module(g.name) or g.pcie_gen is None:
+        return None
+    card_lanes = g.pcie_lanes or 16
+    gen = min(g.pcie_gen, int(host["pcie_gen"]))
+    lanes, why = card_lanes, []
+    if host["pcie_lanes"] is None:
+        why.append(f"{host['name']} publishes no lane count: assumed enough")
+    else:
+        share = int(host["pcie_lanes"]) * sockets // count
+        lanes = min(card_lanes, next((w for w in (16, 8, 4, 2, 1) if w <= share), 1))
+        if lanes < card_lanes:
+            why.append(f"{count} cards share {int(host['pcie_lanes']) * sockets} CPU lanes")
+    if gen < g.pcie_gen:
+        why.append(f"{host['name']} has PCIe {host['pcie_gen']}.0, the card {g.pcie_gen}.0")
+    links = interconnects().set_index("name")["per_direction_gbs"]
+    full = float(links[f"PCIe {g.pcie_gen}.0 x16"]) * card_lanes / 16
+    each = float(links[f"PCIe {gen}.0 x16"]) * lanes / 16
+    limited = each < full
+    note = (f"each card at PCIe {gen}.0 x{lanes}, {each:.1f} GB/s each way instead of {full:.1f} ({'; '.join(why)})"
+            if limited else "")  # fmt: skip
+    return {"cpu": host["name"], "gen": gen, "lanes": lanes, "per_direction_gbs": each, "full_gbs": full,
+            "limited": limited, "note": note}  # fmt: skip
 
 
 def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
@@ -166,10 +227,11 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
 HOUSEHOLD_CIRCUIT_W = 220 * 10
 
 
-def _card_prices(currency: str, condition: str, table: pd.DataFrame) -> dict[str, tuple[float, str]]:
-    """Each card's price and a label saying which observation it is ("street-new 2025-06-01")."""
-    rows = latest_prices(table, currency, condition)
-    return {r.Index: (float(r.amount), f"{r.kind} {r.date}") for r in rows.itertuples()}
+def _card_prices(currency: str, condition: str, table: pd.DataFrame, convert: bool) -> dict[str, tuple[float, str]]:
+    """Each card's price and a label saying which observation it is ("street-new 2025-06-01"), a price in
+    the other currency converted when ``convert`` (the label says so)."""
+    rows = priced(table, currency, condition, convert=convert)
+    return {r.Index: (float(r.amount), f"{r.label} {r.date}") for r in rows.itertuples()}
 
 
 _FILTERS = ("segments", "markets", "modded", "names")
@@ -210,6 +272,8 @@ def recommend(
     data_scale: str = "GB",
     headroom: float = 0.1,
     allow_unsupported: bool = False,
+    convert: bool = True,
+    window_months: int = 36,
 ) -> Plan:
     """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
@@ -226,7 +290,10 @@ def recommend(
       ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price};
     * ``allow_unsupported``: also try cards whose platform today's frameworks have dropped
       (``current`` false in data/support.csv: Pascal and Volta, which CUDA 13 and vLLM no longer
-      support); off by default, and such builds then carry a warning in the assumptions.
+      support); off by default, and such builds then carry a warning in the assumptions;
+    * ``convert``: price a card that has no price in ``currency`` with its price in the other one,
+      converted at the CFETS central parity of the price's date (``price_note`` says so), as
+      :func:`hwguide.value_ranking` does; ``window_months``: only prices of the last so many months.
 
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
@@ -246,10 +313,13 @@ def recommend(
     headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
     data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
     allow_unsupported = checks.flag(allow_unsupported, "allow_unsupported")
+    convert = checks.flag(convert, "convert")
+    window_months = checks.whole(window_months, "window_months", high=1200)
     allowed = _allowed_cards(cards)
     table = price_rows(prices, currency)
-    price_of = _card_prices(currency, condition, table)
-    server_share = _card_prices(currency, "server", table)  # SXM modules: a complete server's price per GPU
+    table = table[table["date"] >= _months_before(_dt.date.today(), window_months)]
+    price_of = _card_prices(currency, condition, table, convert)
+    server_share = _card_prices(currency, "server", table, convert)  # SXM modules: a complete server's price per GPU
     need = _normalise(inference, finetune, pretrain)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -493,8 +563,10 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
     """Check the source's builds for scenario ``name`` (individual, team, company) against its own need.
 
     Returns the scenario rows, a per-build check (does each build hold the largest model it names
-    for inference and LoRA fine-tuning, and pre-train its training size?), and what the planner
-    recommends today for the same need.
+    for inference and LoRA fine-tuning, and pre-train its training size?), what the planner
+    recommends today for the same need within 1.5 × the source's price (``today``), and, when no
+    build meets it, the first of :data:`COMPROMISES` that the planner can meet (``compromise``:
+    the change, the relaxed need and its plan; None otherwise).
     """
     table = scenarios()
     if not isinstance(name, str) or name not in set(table["scenario"]):
@@ -520,6 +592,7 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
             why = "" if ok else plan.failed.iloc[0]["why"]
             reasons = [r for r in why.split("; ") if not r.startswith("no price")]
             verdicts[users] = "meets the need" if ok or not reasons else "; ".join(reasons)
+        link = host_link(row.gpu, int(row.gpu_count), cpu=row.cpu_ref)
         checks.append(
             {
                 "tier": row.tier,
@@ -527,15 +600,35 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
                 "source_price_cny": row.price_cny,
                 f"{int(row.users_min)} users": verdicts[int(row.users_min)],
                 f"{int(row.users_max)} users": verdicts[int(row.users_max)],
+                "host_link": "full link" if link is None or not link["limited"] else f"{row.cpu_ref}: {link['note']}",
             }
         )
     need = need_for(int(first["users_max"]))
-    today = recommend(**need, budget=float(rows["price_cny"].max()) * 1.5, condition="any")
+    budget = float(rows["price_cny"].max()) * 1.5
+    today = recommend(**need, budget=budget, condition="any")
+    compromise = None
+    if today.builds.empty:  # what a buyer would do next: fewer bytes per weight and per cached token
+        for change, formats in COMPROMISES:
+            relaxed = dict(need, inference=dict(need["inference"], **formats))
+            plan = recommend(**relaxed, budget=budget, condition="any")
+            if not plan.builds.empty:
+                compromise = {"change": change, "need": relaxed, "plan": plan}
+                break
     return {
         "scenario": rows,
         "need": need,
         "checks": pd.DataFrame(checks),
         "today": today,
+        "compromise": compromise,
         "assumptions": tuple(dict.fromkeys(today.assumptions))
         + ("Pre-training uses 20 tokens per parameter (Chinchilla).",),
     }
+
+
+# When no build within the budget meets a scenario's whole need in fp16, the formats tried next, in
+# order: 8-bit weights and KV cache (fp8 runs natively on Ada, Hopper and Blackwell; vLLM's
+# --kv-cache-dtype fp8), then 4-bit AWQ weights, as serving deployments commonly do.
+COMPROMISES = (
+    ("with fp8 weights and an fp8 KV cache", {"weights": "fp8", "kv": "fp8"}),
+    ("with 4-bit AWQ weights and an fp8 KV cache", {"weights": "awq-4bit-g128", "kv": "fp8"}),
+)

@@ -302,22 +302,27 @@ def _users(label: str) -> str:
     return f"{count} user" if count == "1" else f"{count} users"
 
 
+def _cheapest(builds: pd.DataFrame) -> str | None:
+    """The planner's cheapest build as "4 × L20, 140,000 CNY", or None when there is none."""
+    if builds.empty:
+        return None
+    best = builds.iloc[0]
+    text = f"{int(best['gpus'])} × {best['gpu']}"
+    if best["platform_priced"]:
+        return text + f", {best['build_price']:,.0f} CNY"
+    return text + f", GPUs {best['gpu_price']:,.0f} CNY (server platform not priced)"
+
+
 def _configurations(lang: str) -> pd.DataFrame:
     rows = []
     for scenario in ("individual", "team", "company"):
         result = evaluate_scenario(scenario)
         checks = result["checks"].to_dict("records")
-        top = result["today"].builds.head(1)
-        if top.empty:
+        today = _cheapest(result["today"].builds)
+        if today is None:
             today = "none meets the whole need"
-        else:
-            best = top.iloc[0]
-            today = f"{int(best['gpus'])} × {best['gpu']}"
-            today += (
-                f", {best['build_price']:,.0f} CNY"
-                if best["platform_priced"]
-                else f", GPUs {best['gpu_price']:,.0f} CNY (server platform not priced)"
-            )
+            if result["compromise"] is not None:
+                today += f"; {result['compromise']['change']}: {_cheapest(result['compromise']['plan'].builds)}"
         for row, check in zip(result["scenario"].itertuples(), checks):
             users = [c for c in check if c.endswith("users")]
             rows.append(
@@ -336,13 +341,15 @@ def _configurations(lang: str) -> pd.DataFrame:
     frame.attrs["caption"] = (
         "The source material's builds checked against its own needs (largest model in fp16 for inference at the "
         "fewest and most users, 4,096-token context; LoRA fine-tuning; pre-training its training size on 20 tokens "
-        "per parameter), and the cheapest build the planner finds today for the same need (prices in CNY from "
-        "data/prices.csv, any condition)."
+        "per parameter), and the cheapest build the planner finds today for the same need within 1.5 × the source's "
+        "price (prices in CNY from data/prices.csv, any condition, USD prices converted at the CFETS rate where a "
+        "card has no recent CNY price); where none meets it, the cheapest with 8-bit or 4-bit formats."
     )
     frame.attrs["caption_zh"] = (
         "用原文自己的需求检验原文的配置（推理：最大模型 fp16，最少与最多用户，上下文 4,096 个 token；LoRA 微调；"
         "按每参数 20 个 token 预训练其训练规模），并给出规划器今天为同一需求找到的最便宜配置"
-        "（价格为 data/prices.csv 中的人民币价格，不限新旧）。"
+        "（预算为原文价格的 1.5 倍；价格为 data/prices.csv 中的人民币价格，不限新旧，没有近期人民币价格的显卡按"
+        "中国外汇交易中心的中间价由美元换算）；没有配置满足时，给出改用 8 位或 4 位格式后最便宜的配置。"
     )
     return frame
 

@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from . import checks
-from .catalog import GPU, cny_per, gpus, lookup_gpu, lookup_model
+from .catalog import GPU, cny_per, export_status, gpus, lookup_gpu, lookup_model
 from .catalog import prices as price_table
 from .memory import inference_memory, training_memory
 from .speed import decode_tokens_per_s, training_tokens_per_s
@@ -167,6 +167,40 @@ def _months_before(day: _dt.date, months: int) -> _dt.date:
     return _dt.date(year, month + 1, min(day.day, 28))
 
 
+def priced(
+    table: pd.DataFrame, currency: str, condition: str, as_of: _dt.date | None = None, *, convert: bool = True
+) -> pd.DataFrame:
+    """Each card's chosen price (:func:`latest_prices`) in ``currency``, indexed by gpu.
+
+    With ``convert``, a card priced only in the other currency, or whose own price is stale (older
+    than :data:`STALE_MONTHS` before ``as_of``) while the other currency has a newer one, gets that
+    price converted at the CFETS central parity of the price's date (data/fx.csv). Columns:
+    ``amount`` (in ``currency``), ``kind``, ``date``, ``source``, ``converted`` and ``label``, which
+    names the observation and any conversion: "street-new" or "street-used (USD 1,207 × 6.984, 2026-01-26)".
+    """
+    own = latest_prices(table, currency, condition, as_of).assign(converted=False)
+    own["label"] = own["kind"]
+    if not convert:
+        return own
+    other = "USD" if currency == "CNY" else "CNY"
+    abroad = latest_prices(table, other, condition, as_of)
+    stale_before = _months_before(as_of or _dt.date.today(), STALE_MONTHS)
+    rows = []
+    for gpu, row in abroad.iterrows():
+        if gpu in own.index and (own.loc[gpu, "date"] >= stale_before or own.loc[gpu, "date"] >= row["date"]):
+            continue  # a fresh price in the wanted currency, or one newer than the other currency's
+        rate_from, on = cny_per(other, row["date"])
+        rate_to, _ = cny_per(currency, row["date"])
+        rate = rate_from / rate_to
+        label = f"{row['kind']} ({other} {float(row['amount']):,.0f} × {rate:.4g}, {on})"
+        amount = float(row["amount"]) * rate
+        rows.append(row.to_dict() | {"gpu": gpu, "amount": amount, "converted": True, "label": label})
+    if not rows:
+        return own
+    converted = pd.DataFrame(rows).set_index("gpu")
+    return pd.concat([own.drop(index=converted.index, errors="ignore"), converted])
+
+
 def _is_module(name: str) -> bool:
     """An SXM, OAM or superchip module: sold on a server board, so its card price leaves the platform out."""
     return (lookup_gpu(name, "gpu").form_factor or "").upper().startswith(("SXM", "SUPERCHIP", "OAM"))
@@ -197,7 +231,9 @@ def value_ranking(
     server's price per GPU, platform included), never with a bare module's. Cards the workload does
     not fit rank after those it fits (``fits``). Pass ``prices`` as a {gpu: amount} dict or a
     DataFrame shaped like data/prices.csv to use your own. Cards with no price are kept, marked
-    "no price", at the bottom.
+    "no price", at the bottom. ``china_export`` gives a card's export-control status for China on
+    ``as_of`` where one applies (:func:`hwguide.export_status`): while a US licence is required, a
+    new card reaches China only outside NVIDIA's licensed channels, so read its China price with care.
     """
     currency = checks.currency(currency)
     condition = checks.choice(condition, "condition", _CONDITION_KINDS)
@@ -209,27 +245,16 @@ def value_ranking(
     table = table[table["date"] >= start]
     ranking = rank_gpus(task, workload=workload, reference=reference)
     card_kinds = condition if condition != "server" else "any"
-    chosen = latest_prices(table, currency, card_kinds, day)
-    shares = latest_prices(table, currency, "server", day)
-    other = "USD" if currency == "CNY" else "CNY"
-    foreign = latest_prices(table, other, card_kinds, day) if convert else chosen.iloc[0:0]
-    foreign_shares = latest_prices(table, other, "server", day) if convert else shares.iloc[0:0]
+    chosen = priced(table, currency, card_kinds, day, convert=convert)
+    shares = priced(table, currency, "server", day, convert=convert)
     rows = []
     for row in ranking.itertuples():
         module = _is_module(row.gpu)
-        own, abroad = (shares, foreign_shares) if module or condition == "server" else (chosen, foreign)
-        price, converted, kind = None, False, "no price"
+        own = shares if module or condition == "server" else chosen
+        price, converted, kind = None, False, "no server price" if module else "no price"
         if row.gpu in own.index:
             price = own.loc[row.gpu]
-            amount, kind = float(price["amount"]), str(price["kind"])
-        elif row.gpu in abroad.index:
-            price, converted = abroad.loc[row.gpu], True
-            rate_from, on_from = cny_per(other, price["date"])
-            rate_to, _ = cny_per(currency, price["date"])
-            amount = float(price["amount"]) * rate_from / rate_to
-            kind = f"{price['kind']} ({other} {float(price['amount']):,.0f} × {rate_from / rate_to:.4g}, {on_from})"
-        elif module:
-            kind = "no server price"  # a module runs only in its server: its card price is not used
+            amount, kind, converted = float(price["amount"]), str(price["label"]), bool(price["converted"])
         rows.append({
             "gpu": row.gpu, "score": row.score, "fits": row.fits,
             "price": amount if price is not None else math.nan,
@@ -238,6 +263,7 @@ def value_ranking(
             "stale": bool(price is not None and price["date"] < stale_before),
             "converted": converted,
             "price_source": price["source"] if price is not None and "source" in price else "",
+            "china_export": export_status(row.gpu, as_of=day)["label"],
         })  # fmt: skip
     frame = pd.DataFrame(rows)
     frame["score_per_1000"] = 1000 * frame["score"] / frame["price"]

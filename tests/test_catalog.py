@@ -182,3 +182,32 @@ def test_unified_memory_machines_fit_against_the_share_the_gpu_may_use():
     assert build["platform"] == "complete machine" and build["build_price"] == 30000
     with pytest.raises(ValueError, match="complete machine"):
         hg.build_system("DGX Spark", 2)
+
+
+# Export controls for China (data/export_controls.csv). Dates as the sources give them: the BIS
+# 2023 rule (FR doc 2023-23055) took effect for the A800/H800 on 2023-10-23 and for the RTX 4090
+# on 2023-11-17; NVIDIA's 8-K of 2025-04-15 reports the H20 licence requirement of 2025-04-09.
+def test_export_status_follows_the_dates():
+    assert hg.export_status("A800 SXM4 80GB", as_of="2023-01-01")["us"]["status"] == "no licence needed"
+    assert hg.export_status("A800 SXM4 80GB", as_of="2023-01-01")["label"] == ""
+    assert hg.export_status("A800 SXM4 80GB", as_of="2023-11-01")["label"] == "US licence required since 2023-10-23"
+    assert hg.export_status("RTX 4090 48GB", as_of="2024-01-01")["label"] == "US licence required since 2023-11-17"
+    assert hg.export_status("RTX 4090 D", as_of="2024-01-01")["label"] == ""
+    h20 = hg.export_status("H20", as_of="2025-05-01")
+    assert h20["us"]["date"].isoformat() == "2025-04-09" and h20["us"]["status"] == "licence required"
+    assert hg.export_status("H20", as_of="2025-09-01")["china"]["status"] == "use discouraged"
+
+
+def test_export_status_without_data_says_nothing():
+    status = hg.export_status("RTX 3090")
+    assert status == {"us": None, "china": None, "label": ""}
+    with pytest.raises(LookupError, match="card"):
+        hg.export_status("RTX 9999")
+
+
+def test_build_notes_and_value_ranking_show_export_controls():
+    assert "US licence required since 2023-11-17" in hg.build_system("RTX 4090", 2)["notes"]
+    assert "export control" not in hg.build_system("RTX 3090", 2)["notes"]
+    ranking = hg.value_ranking(as_of="2026-11-30").set_index("gpu")
+    assert ranking.loc["RTX 4090", "china_export"] == "US licence required since 2023-11-17"
+    assert ranking.loc["RTX 3090", "china_export"] == ""

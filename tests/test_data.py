@@ -176,6 +176,55 @@ def test_every_row_of_every_table_has_a_source():
         assert table[column].notna().all() and table[column].str.strip().ne("").all(), kind
 
 
+# Source quality: a row's first source is primary (a vendor, retailer, cloud provider, official
+# repository or government: data/primary_domains.csv), or its notes say why not in a sentence that
+# starts "Secondary source:". AI-generated pages are never sources.
+SOURCED_TABLES = [("gpus", "sources"), ("prices", "source"), ("export_controls", "sources"), ("support", "sources"),
+                  ("cpus", "sources")]  # fmt: skip
+AI_GENERATED = ("claude.ai", "chatgpt.com", "chat.openai.com", "grokipedia.com", "aiwiki.ai", "perplexity.ai",
+                "gemini.google.com", "poe.com", "awesomeagents.ai", "localaimaster.com")  # fmt: skip
+
+
+def _host_and_path(url):
+    from urllib.parse import urlparse
+
+    parts = urlparse(url.strip())
+    host = parts.netloc.lower().removeprefix("www.")
+    return host, (host + parts.path).lower()
+
+
+def _is_primary(url, domains):
+    host, path = _host_and_path(url)
+    return any(host == d or host.endswith("." + d) or path.startswith(d + "/") for d in domains)
+
+
+@pytest.mark.parametrize(("kind", "column"), SOURCED_TABLES)
+def test_first_source_is_primary_or_notes_say_why(kind, column):
+    domains = [d.lower() for d in hg.load_table("primary_domains")["domain"]]
+    table = hg.load_table(kind)
+    unexplained = [
+        row[column].split(" ; ")[0]
+        for _, row in table.iterrows()
+        if not _is_primary(row[column].split(" ; ")[0], domains) and "Secondary source:" not in str(row["notes"] or "")
+    ]
+    assert not unexplained, unexplained[:5]
+
+
+@pytest.mark.parametrize(("kind", "column"), SOURCED_TABLES)
+def test_no_ai_generated_page_is_a_source(kind, column):
+    for sources in hg.load_table(kind)[column]:
+        for url in sources.split(" ; "):
+            host, _ = _host_and_path(url)
+            assert not host.endswith(AI_GENERATED), url
+
+
+def test_the_primary_domain_list_names_vendors_and_providers():
+    table = hg.load_table("primary_domains")
+    assert {"nvidia.com", "amd.com", "apple.com", "intel.com", "huawei.com", "jd.com", "govinfo.gov"} <= set(
+        table["domain"]
+    )
+
+
 def test_gpu_sources_are_urls(gpu_table):
     for name, sources in zip(gpu_table["name"], gpu_table["sources"]):
         for url in hg.gpu(name).sources:

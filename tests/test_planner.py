@@ -2,6 +2,7 @@
 
 import math
 
+import pandas as pd
 import pytest
 
 import hwguide as hg
@@ -126,3 +127,50 @@ def test_a_desk_build_that_overloads_one_household_circuit_says_so():
     assert "household circuit" not in hg.build_system("RTX 4090", 2)["notes"]  # 2 × 450 + 100 = 1,000 W
     notes = hg.build_system("RTX 5090", 4)["notes"]  # 4 × 575 + 100 = 2,400 W > 220 V × 10 A
     assert "2,400 W" in notes and "2,200 W" in notes
+
+
+# Host links (data/cpus.csv, Intel ARK values): the Xeon Gold 61xx family has PCIe 3.0 and 48 lanes,
+# the Core i5-12400 20 lanes (16 Gen5 + 4 Gen4), the Xeon w5-2455X 64 lanes of PCIe 5.0.
+def test_host_link_of_the_source_company_build():
+    link = hg.host_link("L20", 4, cpu="Intel Xeon Gold 6133")
+    assert (link["gen"], link["lanes"]) == (3, 8)  # 48 lanes / 4 cards -> x8 each, at PCIe 3.0
+    assert link["per_direction_gbs"] == pytest.approx(15.75 / 2)  # PCIe 3.0 x16 is 15.75 GB/s each way
+    assert link["full_gbs"] == pytest.approx(31.51) and link["limited"]
+    assert "PCIe 3.0" in link["note"] and "48 CPU lanes" in link["note"]
+
+
+def test_host_link_full_and_none():
+    assert not hg.host_link("RTX 3090", 4, cpu="Intel Xeon w5-2455X")["limited"]  # 64 lanes / 4 = x16
+    assert hg.host_link("RTX 4090", 2, cpu="Intel Core i5-12400")["lanes"] == 8  # 20 lanes / 2 -> x8
+    assert hg.host_link("H100 SXM", 8, cpu="Intel Xeon Platinum 8480+") is None  # a module: no PCIe slot
+    with pytest.raises(LookupError, match="did you mean Intel Xeon Gold 6133"):
+        hg.host_link("L20", 4, cpu="Xeon Gold 6133")
+
+
+def test_scenario_checks_name_the_host_link():
+    checks = hg.evaluate_scenario("company")["checks"]
+    assert checks.loc[0, "host_link"].startswith("Intel Xeon Gold 6133: each card at PCIe 3.0 x8")
+
+
+def test_company_scenario_gets_a_concrete_compromise():
+    result = hg.evaluate_scenario("company")
+    assert result["today"].builds.empty  # fp16 at 200 users fits no build within 1.5 × the source's price
+    compromise = result["compromise"]
+    assert compromise is not None and not compromise["plan"].builds.empty
+    assert compromise["need"]["inference"]["weights"] in ("fp8", "awq-4bit-g128")
+    assert "with" in hg.guide_tables()[5].iloc[-1]["today"]
+
+
+def test_planner_converts_usd_prices_and_says_so():
+    plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="fp16"), cards=["RTX 6000 Ada"], gpu_counts=[1],
+                        prices=pd.DataFrame([{"gpu": "RTX 6000 Ada", "date": "2026-06-01", "currency": "USD",
+                                              "amount": 1000.0, "kind": "street-new"}]))  # fmt: skip
+    build = plan.builds.iloc[0]
+    assert "USD 1,000 ×" in build["price_note"]
+    rate, _ = hg.cny_per("USD", hg.checks.date("2026-06-01", "d"))
+    assert build["gpu_price"] == pytest.approx(1000 * rate)
+    none = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="fp16"), cards=["RTX 6000 Ada"], gpu_counts=[1],
+                        convert=False, prices=pd.DataFrame([{"gpu": "RTX 6000 Ada", "date": "2026-06-01",
+                                                             "currency": "USD", "amount": 1000.0,
+                                                             "kind": "street-new"}]))  # fmt: skip
+    assert none.builds.empty and (none.failed["status"] == "no price").all()
