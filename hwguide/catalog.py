@@ -684,15 +684,28 @@ def export_controls() -> pd.DataFrame:
     return _table("export_controls").copy()
 
 
-def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None) -> dict[str, Any]:
+# The Chinese of each status, as it reads after a date ("2023-11-17 起需美国出口许可").
+_EXPORT_ZH = {
+    "licence required": "需美国出口许可",
+    "no licence needed": "无需美国出口许可",
+    "case-by-case": "美方逐案审批",
+    "licences granted": "美方已发放许可",
+    "under review": "中方审查中",
+    "use discouraged": "中方不鼓励采购",
+}
+
+
+def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang: str = "en") -> dict[str, Any]:
     """A card's latest export-control events for China on or before ``as_of`` (default: today).
 
     Returns ``us`` and ``china``: each the latest event of that authority as a dict (date, status,
     summary, rule, sources), or None where data/export_controls.csv holds none for the card; and
     ``label``, one line for a table ("US licence required since 2023-11-17"), empty when no event
-    restricts the card. No row means the kit has no data on the card, not that it is unrestricted.
+    restricts the card, in English or (``lang="zh"``) Chinese. No row means the kit has no data on
+    the card, not that it is unrestricted.
     """
     g = lookup_gpu(card, "card")
+    lang = checks.choice(lang, "lang", ("en", "zh"))
     day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
     table = _table("export_controls")
     mine = table[table["gpus"].map(lambda cards: g.name in [c.strip() for c in cards.split(";")])]
@@ -701,13 +714,14 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None) -> di
     for authority in ("US", "China"):
         rows = mine[mine["authority"] == authority]
         latest[authority] = None if rows.empty else {k: _plain(v) for k, v in rows.iloc[-1].items()}
-    parts = []
     us, china = latest["US"], latest["China"]
-    if us is not None and us["status"] != "no licence needed":
-        parts.append(f"US {us['status']} since {us['date']}")
-    if china is not None:
-        parts.append(f"China: {china['status']} since {china['date']}")
-    return {"us": us, "china": china, "label": "; ".join(parts)}
+    shown = [e for e in (us, china) if e is not None and e["status"] != "no licence needed"]
+    if lang == "zh":
+        label = "；".join(f"{e['date']} 起{_EXPORT_ZH[e['status']]}" for e in shown)
+    else:
+        who = {"US": "US", "China": "China:"}
+        label = "; ".join(f"{who[e['authority']]} {e['status']} since {e['date']}" for e in shown)
+    return {"us": us, "china": china, "label": label}
 
 
 def interconnects() -> pd.DataFrame:

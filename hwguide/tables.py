@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
 from . import checks
-from .catalog import gpu, load_table, model
+from .catalog import export_status, gpu, load_table, model
 from .memory import finetune_memory, inference_memory, training_memory
 from .planner import evaluate_scenario
 from .speed import training_time
@@ -162,13 +162,14 @@ def _performance() -> pd.DataFrame:
     return frame
 
 
-def _value(currency: str, as_of: _dt.date | None = None) -> pd.DataFrame:
+def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd.DataFrame:
     inf = value_ranking("inference", currency=currency, as_of=as_of, condition="any")
     trn = value_ranking("training", currency=currency, as_of=as_of, condition="any").set_index("gpu")
     day = inf.attrs.get("workload", {}).get("as_of") or str(as_of or _dt.date.today())
     frame = inf[["gpu", "score", "fits", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
+    frame["china_export"] = [export_status(g, as_of=day, lang=lang)["label"] for g in frame["gpu"]]
     dates = [d for d in frame["price_date"] if d is not None]
     span = f"{min(dates)} to {max(dates)}" if dates else "none"
     frame.attrs["caption"] = (
@@ -177,13 +178,15 @@ def _value(currency: str, as_of: _dt.date | None = None) -> pd.DataFrame:
         f"dates {span}. A card priced only in the other currency is converted at the CFETS central parity of the "
         "price's date (data/fx.csv), and price_kind shows the original. SXM/OAM modules count only with a whole "
         "server's price per GPU. Cards the inference workload fits come first (fits column), cards with no price "
-        "last in each group."
+        "last in each group. china_export: export controls for China on that day (data/export_controls.csv); while a "
+        "US licence is required, a new card reaches China only outside NVIDIA's licensed channels."
     )
     frame.attrs["caption_zh"] = (
         f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 36 个月内最新的价格"
         f"（新卡、二手或估价，见“价格类型”列）。价格日期 {span}。只有另一币种价格的显卡，按该价格日期的"
         "人民币兑美元中间价（中国外汇交易中心，data/fx.csv）换算，“价格类型”列注明原价。SXM/OAM 模组只按整台服务器"
         "折算到每块 GPU 的价格计。推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
+        "“对华出口管制”列为当日的出口管制状态（data/export_controls.csv）；需要美国出口许可期间，新卡只能经英伟达授权渠道以外流入中国。"
     )
     return frame
 
@@ -368,7 +371,7 @@ def guide_tables(lang: str = "en", *, currency: str = "CNY", as_of: str | _dt.da
         warnings.simplefilter("ignore")  # contexts beyond a model's maximum are expected in sweeps
         tables = [
             _performance(),
-            _value(currency, day),
+            _value(currency, day, lang),
             _parameters(),
             _training(),
             _finetune_inference(),

@@ -172,11 +172,12 @@ def priced(
 ) -> pd.DataFrame:
     """Each card's chosen price (:func:`latest_prices`) in ``currency``, indexed by gpu.
 
-    With ``convert``, a card priced only in the other currency, or whose own price is stale (older
-    than :data:`STALE_MONTHS` before ``as_of``) while the other currency has a newer one, gets that
-    price converted at the CFETS central parity of the price's date (data/fx.csv). Columns:
-    ``amount`` (in ``currency``), ``kind``, ``date``, ``source``, ``converted`` and ``label``, which
-    names the observation and any conversion: "street-new" or "street-used (USD 1,207 × 6.984, 2026-01-26)".
+    With ``convert``, a card priced only in the other currency gets that price converted at the
+    CFETS central parity of the price's date (data/fx.csv). A price in ``currency`` wins even when
+    older: a Chinese shop price says more about buying in China than a converted US one (for
+    export-controlled cards the two differ most). Columns: ``amount`` (in ``currency``), ``kind``,
+    ``date``, ``source``, ``converted`` and ``label``, which names the observation and any
+    conversion: "street-new" or "street-used (USD 1,207 × 6.984, 2026-01-26)".
     """
     own = latest_prices(table, currency, condition, as_of).assign(converted=False)
     own["label"] = own["kind"]
@@ -184,21 +185,15 @@ def priced(
         return own
     other = "USD" if currency == "CNY" else "CNY"
     abroad = latest_prices(table, other, condition, as_of)
-    stale_before = _months_before(as_of or _dt.date.today(), STALE_MONTHS)
     rows = []
-    for gpu, row in abroad.iterrows():
-        if gpu in own.index and (own.loc[gpu, "date"] >= stale_before or own.loc[gpu, "date"] >= row["date"]):
-            continue  # a fresh price in the wanted currency, or one newer than the other currency's
+    for gpu, row in abroad[~abroad.index.isin(own.index)].iterrows():
         rate_from, on = cny_per(other, row["date"])
         rate_to, _ = cny_per(currency, row["date"])
         rate = rate_from / rate_to
         label = f"{row['kind']} ({other} {float(row['amount']):,.0f} × {rate:.4g}, {on})"
         amount = float(row["amount"]) * rate
         rows.append(row.to_dict() | {"gpu": gpu, "amount": amount, "converted": True, "label": label})
-    if not rows:
-        return own
-    converted = pd.DataFrame(rows).set_index("gpu")
-    return pd.concat([own.drop(index=converted.index, errors="ignore"), converted])
+    return pd.concat([own, pd.DataFrame(rows).set_index("gpu")]) if rows else own
 
 
 def _is_module(name: str) -> bool:

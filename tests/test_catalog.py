@@ -211,3 +211,12 @@ def test_build_notes_and_value_ranking_show_export_controls():
     ranking = hg.value_ranking(as_of="2026-11-30").set_index("gpu")
     assert ranking.loc["RTX 4090", "china_export"] == "US licence required since 2023-11-17"
     assert ranking.loc["RTX 3090", "china_export"] == ""
+
+
+def test_export_status_in_chinese():
+    assert hg.export_status("RTX 4090", as_of="2024-01-01", lang="zh")["label"] == "2023-11-17 起需美国出口许可"
+    assert hg.export_status("H20", as_of="2025-09-01", lang="zh")["label"] == (
+        "2025-08-08 起美方已发放许可；2025-08-12 起中方不鼓励采购"
+    )
+    with pytest.raises(ValueError, match="lang"):
+        hg.export_status("H20", lang="fr")
