@@ -273,7 +273,7 @@ def recommend(
     headroom: float = 0.1,
     allow_unsupported: bool = False,
     convert: bool = True,
-    window_months: int = 36,
+    window_months: int = 12,
 ) -> Plan:
     """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
@@ -293,7 +293,9 @@ def recommend(
       support); off by default, and such builds then carry a warning in the assumptions;
     * ``convert``: price a card that has no price in ``currency`` with its price in the other one,
       converted at the CFETS central parity of the price's date (``price_note`` says so), as
-      :func:`hwguide.value_ranking` does; ``window_months``: only prices of the last so many months.
+      :func:`hwguide.value_ranking` does; ``window_months``: only prices of the last so many months
+      (12 by default, so that a build is priced as it could be bought today; the value ranking looks
+      back 36 months and marks the older prices stale).
 
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
