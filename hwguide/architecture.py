@@ -255,10 +255,26 @@ def _layer_list(config: Mapping[str, Any], key: str, label: str) -> list[Any]:
     return list(value)
 
 
+# Class defaults of text configs that store only the keys that differ from them (Gemma 3's
+# text_config lists hidden size, layers and window, not heads or vocabulary). From transformers
+# 5.24.0, models/gemma3/configuration_gemma3.py, Gemma3TextConfig: its sliding_window_pattern
+# default of 6 makes every sixth layer global ("sliding_attention" if (i + 1) % 6 else
+# "full_attention"), the 5:1 local/global pattern of the Gemma 3 report.
+TEXT_CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {
+        "vocab_size": 262_208, "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 26,
+        "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256, "max_position_embeddings": 131_072,
+        "tie_word_embeddings": True, "sliding_window": 4096, "sliding_window_pattern": 6,
+        "hidden_activation": "gelu_pytorch_tanh",
+    },
+}  # fmt: skip
+
+
 def _moe_layers(config: Mapping[str, Any], model_type: str, layers: int, label: str) -> frozenset[int]:
     """The indices of the layers whose feed-forward block is a mixture of experts (for a MoE model)."""
-    if model_type.startswith("deepseek"):
-        # transformers models/deepseek_v3: layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0
+    if "first_k_dense_replace" in config or "moe_layer_freq" in config:
+        # DeepSeek-V3 style, also Kimi K2 (kimi_k2) and GLM-4.5 (glm4_moe); transformers models/deepseek_v3:
+        # layer_idx >= first_k_dense_replace and layer_idx % moe_layer_freq == 0
         first_dense = _optional(config, "first_k_dense_replace", label, "layer_count") or 0
         freq = _optional(config, "moe_layer_freq", label, "layer_step") or 1
         return frozenset(i for i in range(layers) if i >= first_dense and i % freq == 0)
@@ -286,6 +302,9 @@ def _sliding(config: Mapping[str, Any], model_type: str, layers: int, label: str
         return None, 0
     if layer_types:
         return window, sum(1 for t in layer_types if t == "sliding_attention")
+    pattern = _optional(config, "sliding_window_pattern", label, "layer_step")
+    if pattern:  # Gemma 3: "sliding_attention" if (i + 1) % pattern else "full_attention"
+        return window, sum(1 for i in range(layers) if (i + 1) % pattern)
     if model_type == "gemma2":
         # Gemma 2 alternates local (even layers) and global attention:
         # transformers models/gemma2/modeling_gemma2.py, `is_sliding = not bool(layer_idx % 2)`.
@@ -393,7 +412,9 @@ def from_hf_config(
         raise ValueError(f"params_active_b={active_b:g} exceeds params_total_b={total_b:g}")
     text_config = data.get("text_config")
     if isinstance(text_config, Mapping):  # multimodal wrappers keep the LM here
-        data = {**data, **text_config}
+        # Gemma 3's text_config lists only what differs from its class defaults: fill those in
+        defaults = TEXT_CONFIG_DEFAULTS.get(str(text_config.get("model_type", "")).lower(), {})
+        data = {**data, **defaults, **text_config}
     elif text_config is not None:
         raise ValueError(f"{label}: text_config must be a JSON object, not {_show(text_config)}")
 
@@ -610,8 +631,8 @@ def _feed_forward(m: Model, i: int, moe: bool) -> list[Tensor]:
                 Tensor(f"blk.{i}.ffn_{part}_shexp", f"shared_{part}", shape, i)
                 for part, shape in (("gate", (fs, h)), ("up", (fs, h)), ("down", (h, fs)))
             ]
-        if m.model_type.startswith("deepseek"):
-            out.append(Tensor(f"blk.{i}.exp_probs_b", "bias", (e,), i))  # routing bias (V3)
+        if m.config.get("topk_method") == "noaux_tc":  # DeepSeek-V3's routing bias (e_score_correction_bias)
+            out.append(Tensor(f"blk.{i}.exp_probs_b", "bias", (e,), i))
         return out
     f = m.ffn_size
     out = [Tensor(f"blk.{i}.ffn_up", "ffn_up", (f, h), i), Tensor(f"blk.{i}.ffn_down", "ffn_down", (h, f), i)]

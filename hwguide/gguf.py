@@ -24,7 +24,18 @@ DEFAULT_TYPE = {
     "F16": "F16", "BF16": "BF16", "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_M": "Q5_K", "Q5_K_S": "Q5_K",
     "Q5_1": "Q5_1", "Q5_0": "Q5_0", "Q4_K_M": "Q4_K", "Q4_K_S": "Q4_K", "Q4_1": "Q4_1", "Q4_0": "Q4_0",
     "Q3_K_L": "Q3_K", "Q3_K_M": "Q3_K", "Q3_K_S": "Q3_K", "Q2_K": "Q2_K",
+    # the i-quants and MXFP4 (current rules only: llama_ftype_get_default_type @ 007dbbf)
+    "IQ4_XS": "IQ4_XS", "IQ4_NL": "IQ4_NL", "IQ3_M": "IQ3_S", "IQ3_S": "IQ3_S", "IQ3_XS": "IQ3_S",
+    "IQ3_XXS": "IQ3_XXS", "IQ2_M": "IQ2_S", "IQ2_S": "IQ2_XS", "IQ2_XS": "IQ2_XS", "IQ2_XXS": "IQ2_XXS",
+    "IQ1_M": "IQ1_M", "IQ1_S": "IQ1_S", "MXFP4_MOE": "MXFP4",
 }  # fmt: skip
+# File types the 2023 llama.cpp did not have.
+CURRENT_ONLY = {"IQ4_XS", "IQ4_NL", "IQ3_M", "IQ3_S", "IQ3_XS", "IQ3_XXS", "IQ2_M", "IQ2_S", "IQ2_XS", "IQ2_XXS",
+                "IQ1_M", "IQ1_S", "MXFP4_MOE"}  # fmt: skip
+# The lowest-bit file types, which llama_tensor_get_type_impl treats as one group.
+LOW_IQ = {"IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ2_S", "IQ2_M", "IQ1_M"}
+# Types with 256-value blocks that fall back to IQ4_NL (32-value blocks) when a row does not divide.
+IQ_256 = {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ3_XXS", "IQ3_S", "IQ4_XS"}
 K_TYPES = {"Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"}
 # Which llama.cpp's rules to apply: today's, or those of Oct 2023 (TheBloke's Llama-2 files).
 RULES = ("current", "2023")
@@ -61,6 +72,62 @@ def _category(kind: str) -> str:
         "shared_gate": "ffn_gate", "ffn_up": "ffn_up", "expert_up": "ffn_up", "shared_up": "ffn_up",
         "lm_head": "output", "embedding": "token_embd",
     }.get(kind, "other")  # fmt: skip
+
+
+def _iq_rule(cat: str, weights: str, t: str, i: int, n: int, m: Model, counted: int) -> str:
+    """llama_tensor_get_type_impl (@ 007dbbf) for the i-quant and MXFP4_MOE file types.
+
+    ``i``/``n`` are the layer and layer count; ``counted`` is how many tensors of the category came
+    before (llama.cpp's ``i_ffn_down`` counter, which the lowest-bit types use as is). Published
+    i-quant files are made with an importance matrix (IQ1–IQ3_XXS require one), so the rules that
+    apply only without one are left out.
+    """
+    gqa = m.heads // m.kv_heads if m.kv_heads else 1
+    eight = m.experts == 8
+    if cat == "output":
+        return "Q5_K" if weights in LOW_IQ | {"IQ3_XXS"} else "Q6_K"
+    if weights == "MXFP4_MOE":
+        return t  # set by the caller: expert tensors MXFP4, everything else Q8_0
+    if cat == "token_embd":
+        if weights in ("IQ2_XXS", "IQ2_XS", "IQ1_S", "IQ1_M"):
+            return "Q2_K"
+        return "IQ3_S" if weights in ("IQ2_S", "IQ2_M", "IQ3_XXS") else t
+    two_s = weights in ("IQ2_S", "IQ2_M")
+    if weights in LOW_IQ:
+        if cat == "attn_v":
+            return "Q4_K" if gqa >= 4 or m.experts >= 4 else ("IQ3_S" if two_s else "Q2_K")
+        if cat == "attn_k" and eight:
+            return "Q4_K"
+        if cat == "ffn_down":
+            return ("IQ3_S" if two_s else "Q2_K") if counted < n // 8 else t
+        if cat == "attn_output":
+            if eight:
+                return "Q5_K"
+            return "IQ2_XXS" if weights in ("IQ1_S", "IQ1_M") else ("IQ3_S" if two_s else t)
+        return t
+    if cat == "attn_v":
+        if weights == "IQ3_XXS":
+            t = "Q4_K" if gqa >= 4 else "IQ3_XXS"
+        elif weights in ("IQ3_XS", "IQ3_S") and gqa >= 4 or weights == "IQ3_M":
+            t = "Q4_K"
+        elif weights in ("IQ4_NL", "IQ4_XS") and gqa >= 4:
+            t = "Q5_K"
+        if m.model_type == "llama" and m.layers == 80 and m.heads != m.kv_heads and t in ("Q3_K", "Q4_K"):
+            t = "Q5_K"  # "In the 70B model we have 8 heads sharing the same attn_v weights"
+        return "Q8_0" if eight else t
+    if cat == "attn_k":
+        return "Q8_0" if eight else {"IQ3_XS": "IQ3_XXS", "IQ3_XXS": "IQ2_S"}.get(weights, t)
+    if cat == "attn_q":
+        return {"IQ3_XS": "IQ3_XXS", "IQ3_XXS": "IQ2_S"}.get(weights, t)
+    if cat == "ffn_down":
+        return "Q4_K" if weights == "IQ3_M" and (i < n // 8 or (eight and _use_more_bits(i, n))) else t
+    if cat == "attn_output":
+        if eight:
+            return "Q5_K" if weights in ("IQ3_XS", "IQ3_XXS", "IQ4_NL", "IQ3_S", "IQ3_M", "IQ4_XS") else t
+        return {"IQ3_XXS": "IQ3_S", "IQ3_M": "Q4_K"}.get(weights, t)
+    if cat in ("ffn_gate", "ffn_up") and weights == "IQ3_XS" and n // 8 <= i < 7 * n // 8:
+        return "IQ3_XXS"
+    return t
 
 
 def _rule(cat: str, weights: str, t: str, i: int, n: int, m: Model, rules: str) -> str:
@@ -124,7 +191,42 @@ def gguf_tensor_types(model: Model | str, weights: str, *, rules: str = "current
     return _tensor_types(model, weights, rules)
 
 
+def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
+    """(tensor, type) for the i-quant and MXFP4_MOE file types (current rules)."""
+    default = DEFAULT_TYPE[weights]
+    all_tensors = tensors(model)
+    has_output = any(t.kind == "lm_head" for t in all_tensors)
+    counted = {"attn_v": 0, "ffn_down": 0}
+    out = []
+    for t in all_tensors:
+        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler", "router"):
+            out.append((t, "F32"))  # 1-D tensors and the expert router (ffn_gate_inp) stay unquantised
+            continue
+        cat = _category(t.kind)
+        if cat == "token_embd" and not has_output:
+            cat = "output"
+        if weights == "MXFP4_MOE" and cat != "output":
+            new = "MXFP4" if t.count > 1 else "Q8_0"  # "MoE tensors -> MXFP4, other tensors -> Q8_0"
+        elif cat == "output" and (weights == "MXFP4_MOE" or t.shape[1] % 256):
+            new = "Q8_0"
+        else:
+            n = model.layers
+            new = _iq_rule(cat, weights, default, t.layer or 0, n, model, counted.get(cat, 0))
+        if cat in counted:
+            counted[cat] += 1
+        if new in _sizes() and t.shape[1] % _sizes()[new][0]:
+            new = "IQ4_NL" if new in IQ_256 else FALLBACK["current"].get(new, "F16")
+            if t.shape[1] % _sizes()[new][0]:
+                new = "F16"
+        out.append((t, new))
+    return out
+
+
 def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, str]]:
+    if weights in CURRENT_ONLY:
+        if rules != "current":
+            raise ValueError(f"weights={weights!r}: the 2023 llama.cpp had no such file type; use rules='current'")
+        return _iq_types(model, weights)
     default = DEFAULT_TYPE[weights]
     quantised = default not in ("F16", "BF16")
     all_tensors = tensors(model)

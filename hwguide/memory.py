@@ -70,7 +70,18 @@ PLAIN_BYTES = {"fp32": 4.0, "fp16": 2.0, "bf16": 2.0, "fp8": 1.0, "int8": 1.0, "
 #  - gptq-<b>bit-g<g>: b-bit packed weights + per group of g inputs an fp16 scale and a b-bit zero
 #    point per output column, + int32 g_idx per input row (AutoGPTQ's QuantLinear buffers qweight,
 #    qzeros, scales, g_idx). awq-<b>bit-g<g>: the same without g_idx (AutoAWQ WQLinear).
-LIBRARY_FORMATS = ("nf4", "nf4-dq", "bnb-int8", "gptq-4bit-g128", "awq-4bit-g128")
+#  - mxfp4: OCP Microscaling MXFP4, blocks of 32 FP4 (E2M1) values sharing one 8-bit E8M0 scale:
+#    4 + 8/32 = 4.25 bits (OCP MX Specification v1.0, Table 1; ggml's MXFP4 block: 17 bytes per
+#    32). gpt-oss ships only its MoE experts in MXFP4 ("modules_to_not_convert": attention, router,
+#    embeddings, lm_head stay BF16), so in a MoE model only the experts are MXFP4.
+#  - nvfp4: NVIDIA's NVFP4, blocks of 16 FP4 values with one FP8 (E4M3) scale each, plus one FP32
+#    scale per tensor: 4 + 8/16 = 4.5 bits (NVIDIA "Introducing NVFP4", 2025; ggml's NVFP4 block:
+#    36 bytes per 64 values).
+#  - fp8-block128: FP8 (E4M3) weights with one FP32 scale per 128 × 128 block, DeepSeek-V3's
+#    checkpoint format ("weight_block_size": [128, 128]): 8 + 32/16,384 bits.
+BLOCK_FORMAT_BITS = {"mxfp4": 4 + 8 / 32, "nvfp4": 4 + 8 / 16, "fp8-block128": 8 + 32 / (128 * 128)}
+EXPERT_KINDS = {"expert_gate", "expert_up", "expert_down"}
+LIBRARY_FORMATS = ("nf4", "nf4-dq", "bnb-int8", "gptq-4bit-g128", "awq-4bit-g128", *BLOCK_FORMAT_BITS)
 _GROUPED = re.compile(r"^(gptq|awq)-(\d+)bit-g(\d+)$")
 
 
@@ -79,6 +90,8 @@ _GROUPED = re.compile(r"^(gptq|awq)-(\d+)bit-g(\d+)$")
 GGUF_FILE_TYPES = (
     "F16", "Q8_0", "Q6_K", "Q5_K_M", "Q5_K_S", "Q5_1", "Q5_0", "Q4_K_M", "Q4_K_S",
     "Q4_1", "Q4_0", "Q3_K_L", "Q3_K_M", "Q3_K_S", "Q2_K",
+    "IQ4_XS", "IQ4_NL", "IQ3_M", "IQ3_S", "IQ3_XS", "IQ3_XXS", "IQ2_M", "IQ2_S", "IQ2_XS", "IQ2_XXS", "IQ1_M", "IQ1_S",
+    "MXFP4_MOE",
 )  # fmt: skip
 WEIGHT_FORMATS = tuple(PLAIN_BYTES) + LIBRARY_FORMATS + GGUF_FILE_TYPES
 
@@ -107,7 +120,8 @@ def check_weights(weights: object, name: str = "weights") -> str:
             if not 1 <= group <= 65_536:
                 raise ValueError(f"{name}={weights!r}: the group size must be 1 to 65,536 weights, not {group}")
             return text.lower()
-    return checks.choice(weights, name, WEIGHT_FORMATS[:11] + ("gptq-<bits>bit-g<group>",) + GGUF_FILE_TYPES)
+    return checks.choice(weights, name, tuple(PLAIN_BYTES) + LIBRARY_FORMATS + ("gptq-<bits>bit-g<group>",)
+                         + GGUF_FILE_TYPES)  # fmt: skip
 
 
 def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
@@ -118,6 +132,8 @@ def _quantised_matrix_bits(fmt: str, rows: int, cols: int) -> float:
         return 4 + 8 / 64 + 32 / (64 * 256)
     if fmt == "bnb-int8":
         return 8 + 32 / cols
+    if fmt in BLOCK_FORMAT_BITS:
+        return BLOCK_FORMAT_BITS[fmt]
     match = _GROUPED.match(fmt)
     assert match, fmt
     kind, bits, group = match.group(1), int(match.group(2)), int(match.group(3))
@@ -146,6 +162,8 @@ def _tensor_bytes(m: Model, fmt: str) -> tuple[tuple[Tensor, float, str], ...]:
             out.append((t, t.size * t.count * 2.0, "16-bit"))
         elif fmt in PLAIN_BYTES:
             out.append((t, t.size * t.count * PLAIN_BYTES[fmt], fmt))
+        elif fmt == "mxfp4" and m.experts and t.kind not in EXPERT_KINDS:
+            out.append((t, t.size * t.count * 2.0, "16-bit"))  # gpt-oss: only the experts are MXFP4
         elif t.kind in LINEAR_KINDS and len(t.shape) == 2:
             bits = _quantised_matrix_bits(fmt, t.shape[0], t.shape[1])
             out.append((t, t.size * t.count * bits / 8, fmt))

@@ -27,6 +27,8 @@ GIB, MIB = 2**30, 2**20
         ("Llama-3.1-8B", 8_030_261_248),
         ("Qwen2.5-7B", 7_615_616_512),
         ("BERT-large", 335_141_888),
+        ("DeepSeek-R1-Distill-Llama-8B", 8_030_261_248),  # HF count quoted with the config (models.csv notes)
+        ("DeepSeek-R1-Distill-Qwen-32B", 32_763_876_352),
     ],
 )
 def test_parameter_counts_are_exact(name, exact):
@@ -42,6 +44,16 @@ def test_parameter_counts_are_exact(name, exact):
         ("Gemma-2-9B", 9.242164736, None, 0.0001),  # Gemma 2 report, Table 2 (vocab 256,128)
         ("Llama-3.1-405B", 405, None, 0.01),
         ("Qwen2.5-72B", 72.706, None, 0.001),
+        ("DeepSeek-R1", 671, 37, 0.016),  # R1 README table: 671B total, 37B activated
+        ("Qwen3-235B-A22B", 235, 22, 0.01),  # "a total of 235B parameters with 22B activated ones"
+        ("Qwen3-32B", 32.8, None, 0.002),  # model card: "Number of Parameters: 32.8B"
+        ("Qwen3-14B", 14.8, None, 0.004),  # model card: 14.8B (rounded to 0.1B)
+        ("Qwen3-1.7B", 1.7, None, 0.02),  # Qwen3 technical report, Table 8
+        ("Kimi-K2-Instruct", 1000, 32, 0.03),  # "32 billion activated parameters and 1 trillion total"
+        ("gpt-oss-120b", 117, None, 0.005),  # OpenAI: "117B parameters with 5.1B active parameters"
+        ("gpt-oss-20b", 21, None, 0.005),  # "21B parameters with 3.6B active parameters"
+        ("Gemma-3-27B", 27, None, 0.005),  # Gemma 3 blog: sizes 1, 4, 12 and 27 billion (text model)
+        ("Phi-4", 14, None, 0.05),  # model card: "14B parameters"
     ],
 )
 def test_parameter_counts_match_published(name, total_b, active_b, rel):
@@ -49,6 +61,15 @@ def test_parameter_counts_match_published(name, total_b, active_b, rel):
     assert param_count(m) / 1e9 == pytest.approx(total_b, rel=rel)
     if active_b:
         assert param_count(m, active=True) / 1e9 == pytest.approx(active_b, rel=rel)
+
+
+def test_gpt_oss_active_parameters_leave_out_the_embedding_table():
+    # OpenAI's active counts (5.1B, 3.6B) leave out the token embedding (one row is read per
+    # token); the kit's active count includes it (201,088 × 2,880 = 0.58B).
+    for name, published in (("gpt-oss-120b", 5.1), ("gpt-oss-20b", 3.6)):
+        m = hg.model(name)
+        embedding = m.vocab_size * m.hidden_size
+        assert (param_count(m, active=True) - embedding) / 1e9 == pytest.approx(published, rel=0.01)
 
 
 def test_deepseek_v3_active_parameters():
