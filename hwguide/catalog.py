@@ -56,6 +56,7 @@ __all__ = [
     "platform",
     "platforms",
     "prices",
+    "runs_natively",
     "scenarios",
     "support",
     "support_of",
@@ -722,6 +723,30 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
         who = {"US": "US", "China": "China:"}
         label = "; ".join(f"{who[e['authority']]} {e['status']} since {e['date']}" for e in shown)
     return {"us": us, "china": china, "label": label}
+
+
+# Which support.csv column says whether a card's Tensor Cores (or matrix units) compute in a format.
+_NATIVE_COLUMN = {"fp8": "fp8", "fp8-block128": "fp8", "mxfp4": "fp4", "nvfp4": "fp4", "MXFP4_MOE": "fp4",
+                  "bf16": "bf16"}  # fmt: skip
+
+
+def runs_natively(card: str | GPU, weights: str) -> dict[str, Any]:
+    """Whether ``card`` computes in the weight format ``weights`` natively, from data/support.csv.
+
+    Returns ``native`` (True, False, or None where the format has no matrix-unit path to ask about
+    or the platform's row does not say) and ``note``, the support row's words. A card without
+    native support can still run such weights by converting them to a wider format on the fly, so
+    they save memory and bandwidth there, not compute.
+    """
+    g = lookup_gpu(card, "card")
+    column = _NATIVE_COLUMN.get(weights if weights in _NATIVE_COLUMN else str(weights).lower())
+    if column is None:
+        return {"native": None, "note": f"{weights} has no Tensor Core format of its own: weights are "
+                                        "converted to 16-bit for the matrix units"}  # fmt: skip
+    said = support_of(g).get(column)
+    if not said:
+        return {"native": None, "note": f"data/support.csv does not say for {g.support}"}
+    return {"native": str(said).lower().startswith("yes"), "note": f"{g.support}: {column} {said}"}
 
 
 def interconnects() -> pd.DataFrame:

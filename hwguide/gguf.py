@@ -6,7 +6,9 @@ in the 2023 ``llama.cpp``). The rules below are transcribed from those functions
 their sources in docs/gguf-rules.md: ggml-org/llama.cpp @ 007dbbf for ``rules="current"``, and
 the Oct 2023 code (DOGEwbx/llama.cpp @ aa67518) for ``rules="2023"``, the version TheBloke's
 Llama-2 and Mistral files were made with. Block sizes and bytes per block come from the ``gguf``
-package (``GGML_QUANT_SIZES``, llama.cpp's own constants). 1-D tensors (norms, biases) stay F32.
+package (``GGML_QUANT_SIZES``, llama.cpp's own constants). 1-D tensors (norms, biases) and the
+MoE router (``ffn_gate_inp``: "do not quantize expert gating tensors") stay F32. The i-quants
+(IQ1_S … IQ4_XS) and MXFP4_MOE follow ``llama_tensor_get_type_impl`` @ 007dbbf (docs/gguf-rules.md §9).
 """
 
 from __future__ import annotations
@@ -238,7 +240,7 @@ def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, 
     }
     out = []
     for t in all_tensors:
-        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler"):
+        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler", "router"):
             out.append((t, "F32"))
             continue
         cat = _category(t.kind)

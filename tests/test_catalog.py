@@ -220,3 +220,11 @@ def test_export_status_in_chinese():
     )
     with pytest.raises(ValueError, match="lang"):
         hg.export_status("H20", lang="fr")
+
+
+def test_runs_natively_reads_the_support_table():
+    assert hg.runs_natively("RTX 5090", "nvfp4")["native"] is True  # Blackwell: FP4 Tensor Cores
+    assert hg.runs_natively("RTX 4090", "nvfp4")["native"] is False
+    assert hg.runs_natively("RTX 4090", "fp8")["native"] is True  # Ada: FP8
+    assert hg.runs_natively("A100 SXM4 80GB", "fp8")["native"] is False  # Ampere has no FP8
+    assert hg.runs_natively("RTX 3090", "Q4_K_M")["native"] is None

@@ -256,3 +256,35 @@ def test_context_beyond_the_maximum_warns_but_answers():
 def test_unknown_model_is_a_lookup_error():
     with pytest.raises(LookupError, match="Llama-2-7B"):
         inference_memory("Llama-2-7", context=10)
+
+
+# New weight formats against published files (data/measurements.csv rows file-58 … file-71).
+@pytest.mark.parametrize(
+    ("name", "weights", "published", "rel"),
+    [
+        ("gpt-oss-120b", "mxfp4", 65_248_893_184, 0.002),  # openai/gpt-oss-120b, 15 safetensors shards
+        ("Llama-3.1-8B", "IQ4_XS", 4_447_667_616, 0.002),  # bartowski Meta-Llama-3.1-8B-Instruct-IQ4_XS.gguf
+        ("Qwen3-30B-A3B", "IQ4_XS", 16_378_073_504, 0.001),  # unsloth Qwen3-30B-A3B-Instruct-2507-IQ4_XS.gguf
+        ("Qwen3-30B-A3B", "Q4_K_M", 18_556_689_568, 0.0005),  # unsloth Qwen3-Coder-30B-A3B-Instruct-Q4_K_M.gguf
+        ("gpt-oss-20b", "MXFP4_MOE", 12_109_566_624, 0.004),  # ggml-org gpt-oss-20b-MXFP4.gguf
+    ],
+)
+def test_new_formats_match_published_files(name, weights, published, rel):
+    size = hg.gguf_file_bytes(name, weights) if hg.is_gguf(weights) else weights_bytes(name, weights)
+    assert size == pytest.approx(published, rel=rel)
+
+
+def test_block_format_bits_come_from_the_format_definitions():
+    from hwguide.memory import BLOCK_FORMAT_BITS
+
+    assert BLOCK_FORMAT_BITS["mxfp4"] == 4.25  # 32 FP4 values + one E8M0 byte (OCP MX v1.0)
+    assert BLOCK_FORMAT_BITS["nvfp4"] == 4.5  # 16 FP4 values + one E4M3 byte
+    # gpt-oss keeps attention, router, embeddings and head in BF16: only the experts are MXFP4
+    m = hg.model("gpt-oss-20b")
+    types = {t.kind: kind for t, _, kind in hg.memory.tensor_bytes(m, "mxfp4")}
+    assert types["expert_up"] == "mxfp4" and types["attn_q"] == "16-bit" and types["embedding"] == "16-bit"
+
+
+def test_iq_types_need_current_rules():
+    with pytest.raises(ValueError, match="2023"):
+        hg.gguf_file_bytes("Llama-2-7B", "IQ4_XS", rules="2023")
