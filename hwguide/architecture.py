@@ -68,6 +68,11 @@ BIASED_TYPES = {"bert", "roberta", "gpt2", "gpt3", "gptj", "gpt_neox", "opt", "b
 # Families whose q/k/v projections carry biases while the other linear layers do not
 # (Qwen2 and Qwen2-MoE: transformers models/qwen2/modeling_qwen2.py, q_proj(bias=True)).
 QKV_BIAS_TYPES = {"qwen2", "qwen2_moe"}
+# Families that normalise queries and keys per head (an RMSNorm of head_dim weights each): Qwen3
+# (transformers models/qwen3/modeling_qwen3.py, q_norm / k_norm) and Gemma 3 (modeling_gemma3.py).
+QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text"}
+# Families with four norms per block (pre- and post-norm around attention and the MLP): Gemma 2/3.
+FOUR_NORM_TYPES = {"gemma2", "gemma3_text"}
 # transformers' default for `tie_word_embeddings` when a config omits it: PretrainedConfig
 # defaults to True; these configuration_*.py classes set False.
 UNTIED_BY_DEFAULT = {
@@ -673,12 +678,13 @@ def _tensors(model: Model) -> tuple[Tensor, ...]:
     if m.model_type in ("bert", "roberta"):
         token_types = _optional(m.config, "type_vocab_size", m.name, "type_vocab_size") or 0
         out += [Tensor("token_types", "position", (token_types, h)), Tensor("embd_norm", "norm", norm)]
-    norms_per_block = 4 if m.model_type.startswith("gemma2") else 2  # Gemma 2 adds post-norms
+    norms_per_block = 4 if m.model_type in FOUR_NORM_TYPES else 2  # Gemma 2/3 add post-norms
+    qk_norm = 2 * m.head_dim if m.model_type in QK_NORM_TYPES else 0
     moe = _moe_layers(m.config, m.model_type, m.layers, m.name) if m.experts else frozenset()
     for i in range(m.layers):
         out += _attention(m, i)
         out += _feed_forward(m, i, i in moe)
-        out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0],), i))
+        out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0] + qk_norm,), i))
     if m.model_type in ("bert", "roberta"):
         out.append(Tensor("pooler", "pooler", (h * h + h,)))  # BertModel's pooler (dense + bias)
     else:

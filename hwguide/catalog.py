@@ -56,6 +56,7 @@ __all__ = [
     "platform",
     "platforms",
     "prices",
+    "ram_bandwidth_gbs",
     "runs_natively",
     "scenarios",
     "support",
@@ -345,6 +346,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "train_moe_eff": FRACTION,
         "allreduce_efficiency": Col("float", required=True, low=0.01, high=1),
         "allreduce_latency_us": Col("float", nonnegative=True),
+        "cpu_bw": FRACTION,
         "fitted": Col(),
         "source": REQ,
         "checked": DATE,
@@ -769,6 +771,19 @@ def cpu(name: str) -> dict[str, Any]:
     return {"name": name, **{k: _plain(v) for k, v in table.loc[name].items()}}
 
 
+def ram_bandwidth_gbs(cpu_name: str, *, sockets: int = 1, channels: int | None = None, mts: int | None = None) -> float:
+    """Peak system-memory bandwidth in GB/s: sockets × channels × MT/s × 8 bytes / 1000.
+
+    Channels and MT/s default to the CPU's (data/cpus.csv); give the populated channels and the
+    DIMMs' rate when they are fewer or slower (two DIMMs per channel often run slower).
+    """
+    row = cpu(cpu_name)
+    sockets = checks.whole(sockets, "sockets", high=8)
+    channels = row["memory_channels"] if channels is None else checks.whole(channels, "channels", high=16)
+    mts = row["memory_mts"] if mts is None else checks.whole(mts, "mts", low=800, high=20_000)
+    return sockets * channels * mts * 8 / 1000
+
+
 def platforms() -> pd.DataFrame:
     """Platform classes (desktop, workstation, server) from the source material's builds."""
     return _table("platforms").copy()
@@ -976,6 +991,7 @@ class Engine:
     train_moe_eff: float | None
     allreduce_efficiency: float
     allreduce_latency_us: float | None
+    cpu_bw: float | None
     fitted: str | None
     source: str
     checked: _dt.date

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_model
-from .memory import check_weights
+from .memory import check_weights, cpu_moe_layers
 from .speed import (
     SPEED_FACTORS,
     link_for,
@@ -64,6 +64,7 @@ FACTORS: dict[str, tuple[float, float, float, float, float]] = {
     "layer_us": (20.0, 2.0, 0.01, 1e5, 2.5),
     "expert_us": (5.0, 2.0, 0.01, 1e5, 2.5),
     "allreduce_latency_us": (30.0, 2.0, 0.1, 1e5, 2.5),
+    "cpu_bw": (0.6, 1.0, 0.05, 1.0, 0.5),  # share of the CPU's peak memory bandwidth expert kernels reach
     "train_util": (0.5, 1.0, 0.05, 1.0, 0.5),
     "train_util_fp8": (0.4, 1.0, 0.05, 1.0, 0.5),
     "train_act_bytes": (100.0, 2.0, 1.0, 1e5, 1.0),
@@ -136,7 +137,10 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
             context = int(args["input"]) + int(args["output"]) // 2
         else:
             context = max(1, int(r.get("context") or 128) // 2)  # the context grows over the measured tokens
-        cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv)
+        cpu_layers = cpu_moe_layers(m, args.get("cpu_moe", 0))
+        ram = float(args["ram_gbs"]) if "ram_gbs" in args else None
+        cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv,
+                         cpu_layers=cpu_layers, ram_gbs=ram)  # fmt: skip
         return SpeedRow(**common, decode=cost, batch=batch)
     if r["kind"] == "prefill_tps":
         context = int(r.get("context") or args.get("input") or 512)
@@ -238,12 +242,13 @@ class _Batch:
         # which parameter each row uses for each factor: its engine's own, else the pooled one
         self.which = {f: np.array([index.get((r.engine, f), index[("", f)]) for r in rows], dtype=int) for f in FACTORS}
 
-        def column(part: str, key: str) -> np.ndarray:
-            return np.array([float((getattr(r, part) or {}).get(key, 1.0)) for r in rows])
+        def column(part: str, key: str, default: float = 1.0) -> np.ndarray:
+            return np.array([float((getattr(r, part) or {}).get(key, default)) for r in rows])
 
         keys = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "kv", "flops", "peak", "bandwidth", "layers",
-                "experts", "allreduces", "allreduce_s")  # fmt: skip
+                "experts", "allreduces", "allreduce_s", "ram_bandwidth")  # fmt: skip
         self.decode = {k: column("decode", k) for k in keys}
+        self.decode["w_cpu"] = column("decode", "w_cpu", 0.0)  # expert bytes read from CPU memory
         pre = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "flops", "peak", "bandwidth", "layers", "steps",
                "stages", "in_flight", "allreduces", "allreduce_s")  # fmt: skip
         self.prefill = {k: column("prefill", k) for k in pre}

@@ -188,6 +188,19 @@ def weights_bytes(model: Model | str, weights: str = "fp16", *, active: bool = F
     return int(round(total))
 
 
+def cpu_moe_layers(m: Model, cpu_moe: int | str) -> int:
+    """How many MoE layers keep their routed experts in CPU memory: ``"all"`` (llama.cpp's
+    ``--cpu-moe``, ``-ot "exps=CPU"``), or a count of layers (``--n-cpu-moe N``), at most the model's."""
+    if isinstance(cpu_moe, str) and cpu_moe.strip().lower() == "all":
+        return m.moe_layers
+    if isinstance(cpu_moe, str) and cpu_moe.strip().isdigit():  # from a measurement row's args
+        cpu_moe = int(cpu_moe)
+    count = checks.whole(cpu_moe, "cpu_moe", low=0, high=10_000)
+    if count and not m.experts:
+        raise ValueError(f"cpu_moe={cpu_moe!r}: {m.name} is a dense model; it has no experts to keep in CPU memory")
+    return min(count, m.moe_layers)
+
+
 # ---------------------------------------------------------------------------------------------
 # KV cache
 # ---------------------------------------------------------------------------------------------
@@ -350,6 +363,7 @@ def inference_memory(
     gpus: int = 1,
     flash_attention: bool = True,
     cuda_context_mib: float | None = None,
+    cpu_moe: int | str = 0,
 ) -> Memory:
     """GPU memory to serve ``batch`` sequences of ``context`` tokens (prompt + output) each.
 
@@ -358,7 +372,9 @@ def inference_memory(
     weights and KV cache by tensor parallelism (KV heads are replicated when there are fewer
     than GPUs, as vLLM does); each GPU carries its own runtime. A context beyond the model's
     maximum is computed with a warning. ``cuda_context_mib`` replaces the engine's CUDA-context
-    figure (data/engines.csv) with one you measured, in MiB.
+    figure (data/engines.csv) with one you measured, in MiB. ``cpu_moe`` keeps the routed experts
+    of that many MoE layers (``"all"``: every one) in CPU memory, as llama.cpp's ``--n-cpu-moe N`` /
+    ``--cpu-moe`` and KTransformers do: they move from the GPU's weights to ``offloaded``.
     """
     m = lookup_model(model)
     batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
@@ -406,6 +422,15 @@ def inference_memory(
         offloaded["token_embd"] = embd
         w -= embd
         notes.append(f"{eng.name} keeps the token-embedding matrix in CPU memory (the log's CPU buffer).")
+    cpu_layers = cpu_moe_layers(m, cpu_moe)
+    if cpu_layers:
+        experts = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind in EXPERT_KINDS) * cpu_layers / m.moe_layers
+        offloaded["experts"] = experts
+        w -= experts
+        notes.append(
+            f"Routed experts of {cpu_layers} of {m.moe_layers} MoE layers in CPU memory: {experts / GIB:.2f} GiB; "
+            "attention, shared experts, norms and the KV cache stay on the GPU."
+        )
     per_gpu = {
         "weights": w / gpus,
         "kv_cache": kv_per_gpu,

@@ -33,7 +33,16 @@ import pandas as pd
 from . import checks
 from .architecture import Model, param_count, tensors
 from .catalog import GPU, Engine, closest_model, interconnects, lookup_engine, lookup_gpu, lookup_model
-from .memory import KV_DTYPES, RECOMPUTE, check_weights, is_gguf, kv_cache_bytes, tensor_bytes, weights_bytes
+from .memory import (
+    KV_DTYPES,
+    RECOMPUTE,
+    check_weights,
+    cpu_moe_layers,
+    is_gguf,
+    kv_cache_bytes,
+    tensor_bytes,
+    weights_bytes,
+)
 
 __all__ = [
     "COMPUTE_COLUMN",
@@ -262,33 +271,45 @@ def _experts_touched(m: Model, batch: int) -> float:
     return m.experts * (1 - (1 - m.experts_per_token / m.experts) ** batch)
 
 
-def _weights_read(m: Model, weights: str, batch: int) -> dict[str, float]:
-    """Bytes of weights one forward step reads, by storage class (:data:`WEIGHT_CLASSES`).
+def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0) -> dict[str, float]:
+    """Bytes of weights one forward step reads, by storage class (:data:`WEIGHT_CLASSES`), and under
+    "cpu" the expert bytes read from CPU memory.
 
     The embedding table is not streamed (each token reads one row of it); MoE expert tensors count
-    the experts the batch routes to; everything else is read once per step.
+    the experts the batch routes to; everything else is read once per step. With ``cpu_layers``
+    of the model's MoE layers keeping their experts in CPU memory, that share of the expert bytes
+    is read there instead.
     """
     touched = _experts_touched(m, batch)
-    out = dict.fromkeys(WEIGHT_CLASSES, 0.0)
+    on_cpu = cpu_layers / m.moe_layers if m.moe_layers else 0.0
+    out = dict.fromkeys((*WEIGHT_CLASSES, "cpu"), 0.0)
     for t, size, storage in tensor_bytes(m, weights):
         if t.kind in ("embedding", "position"):
             continue
-        share = touched / t.count if t.count > 1 and t.kind.startswith("expert_") else 1.0
-        out[weight_class(storage)] += size * share
+        expert = t.count > 1 and t.kind.startswith("expert_")
+        read = size * (touched / t.count if expert else 1.0)
+        if expert and on_cpu:
+            out["cpu"] += read * on_cpu
+            read *= 1 - on_cpu
+        out[weight_class(storage)] += read
     return out
 
 
 def step_cost(
-    m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str
-) -> dict[str, float]:
+    m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str,
+    cpu_layers: int = 0, ram_gbs: float | None = None,
+) -> dict[str, float]:  # fmt: skip
     """What one decode step of ``batch`` sequences at ``context`` tokens costs, before engine factors.
 
     Bytes read by class (per GPU), KV-cache bytes, FLOPs, the peak they run at, the bandwidth,
     the layer and expert counts that fixed per-kernel overheads scale with, and the tensor-parallel
-    all-reduce time.
+    all-reduce time; with experts of ``cpu_layers`` MoE layers in CPU memory, the expert bytes read
+    there (``w_cpu``) and the system-memory bandwidth ``ram_gbs`` (GB/s) they are read at.
     """
-    read = _weights_read(m, weights, batch)
+    read = _weights_read(m, weights, batch, cpu_layers)
     cost = {f"w_{c}": read[c] / gpus for c in WEIGHT_CLASSES}
+    cost["w_cpu"] = read["cpu"]
+    cost["ram_bandwidth"] = (ram_gbs or 1.0) * 1e9
     cost["quantised"] = _quantised_share(read)
     cost["kv"] = kv_cache_bytes(m, context, batch=batch, kv=kv) / gpus
     cost["flops"] = batch * _flops_per_token(m, context) / gpus
@@ -336,8 +357,11 @@ def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     the engine's own work per step, per layer, and per expert where the engine loops over experts:
     every expert of each MoE layer for ``expert_loop`` = all, the routed ones for routed, none for
     fused kernels), plus the tensor-parallel all-reduces: 2 per layer, each at the link's full
-    rate plus ``allreduce_latency_us``. The factors are an engine's fitted columns
-    of data/engines.csv. Works element-wise on numpy arrays (benchmarks/fit.py fits with it).
+    rate plus ``allreduce_latency_us``; plus, for experts kept in CPU memory, their bytes /
+    (system-memory bandwidth × cpu_bw), in series with the GPU's work because each layer waits for
+    its experts (llama.cpp and KTransformers run the routed experts of those layers on the CPU).
+    The factors are an engine's fitted columns of data/engines.csv. Works element-wise on numpy
+    arrays (benchmarks/fit.py fits with it).
     """
     bw = cost["bandwidth"]
     memory = (
@@ -347,7 +371,8 @@ def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     )
     compute = _compute_seconds(cost, factors, "decode_mfu")
     overhead = factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
-    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors)
+    cpu = cost["w_cpu"] / (cost["ram_bandwidth"] * factors["cpu_bw"])
+    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors) + cpu
 
 
 def prefill_cost(
@@ -411,7 +436,7 @@ def prefill_time(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
 
 
 SPEED_FACTORS = ("bw_16bit", "bw_8bit", "bw_lowbit", "decode_mfu", "prefill_mfu", "dequant_compute", "step_us",
-                 "layer_us", "expert_us", "allreduce_latency_us")  # fmt: skip
+                 "layer_us", "expert_us", "allreduce_latency_us", "cpu_bw")  # fmt: skip
 
 
 def engine_factors(eng: Engine) -> dict[str, float]:
@@ -462,6 +487,8 @@ def decode_tokens_per_s(
     engine: str = "llama.cpp",
     interconnect: str | None = None,
     kv: str = "fp16",
+    cpu_moe: int | str = 0,
+    ram_gbs: float | None = None,
 ) -> float:
     """Aggregate decode speed of ``batch`` sequences, in tokens/s (per user: divide by ``batch``).
 
@@ -471,14 +498,23 @@ def decode_tokens_per_s(
     engine's ``multi_gpu`` mode decides (:func:`gpu_split`): tensor parallelism splits the work and
     adds two all-reduces per layer over ``interconnect`` (default: :func:`default_link`); a layer
     split (llama.cpp) passes each token through the GPUs in turn, no faster than one GPU.
-    This assumes the workload fits: :func:`inference_speed` checks
+    ``cpu_moe`` keeps the routed experts of that many MoE layers (or ``"all"``) in CPU memory, read
+    at ``ram_gbs`` (GB/s: channels × MT/s × 8 / 1000, :func:`hwguide.ram_bandwidth_gbs`) times the
+    engine's fitted ``cpu_bw``, in series with the GPU's share (llama.cpp ``--n-cpu-moe`` /
+    ``--cpu-moe``, KTransformers). This assumes the workload fits: :func:`inference_speed` checks
     the memory first and says so when it does not.
     """
     m, g, weights, batch, context, tp, _, eng, link = _speed_inputs(  # layer split: stages run one after another
         model, card, weights, batch, context, gpus, engine, interconnect
     )
     kv = checks.choice(kv, "kv", KV_DTYPES)
-    cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv)
+    cpu_layers = cpu_moe_layers(m, cpu_moe)
+    if cpu_layers and ram_gbs is None:
+        raise ValueError("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s (hg.ram_bandwidth_gbs(cpu))")
+    if ram_gbs is not None:
+        ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
+    cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
+                     cpu_layers=cpu_layers, ram_gbs=ram_gbs)  # fmt: skip
     return float(batch / step_seconds(cost, engine_factors(eng)))
 
 

@@ -288,3 +288,26 @@ def test_block_format_bits_come_from_the_format_definitions():
 def test_iq_types_need_current_rules():
     with pytest.raises(ValueError, match="2023"):
         hg.gguf_file_bytes("Llama-2-7B", "IQ4_XS", rules="2023")
+
+
+def test_experts_in_cpu_memory_move_from_the_gpu():
+    full = inference_memory("DeepSeek-R1", weights="Q4_K_M", engine="llama.cpp")
+    split = inference_memory("DeepSeek-R1", weights="Q4_K_M", engine="llama.cpp", cpu_moe="all")
+    tensors = hg.memory.tensor_bytes("DeepSeek-R1", "Q4_K_M")
+    experts = sum(size for t, size, _ in tensors if t.kind.startswith("expert_"))
+    assert split.offloaded["experts"] == pytest.approx(experts, rel=1e-9)
+    assert split.per_gpu_bytes == pytest.approx(full.per_gpu_bytes - experts, rel=1e-9)
+    assert 8 < split.per_gpu_gib < 14  # attention, shared experts, KV cache: a 16-24 GB card's worth
+    half = inference_memory("Qwen3-30B-A3B", weights="Q4_K_M", engine="llama.cpp", cpu_moe=24)  # 24 of 48 layers
+    whole = inference_memory("Qwen3-30B-A3B", weights="Q4_K_M", engine="llama.cpp", cpu_moe="all")
+    assert half.offloaded["experts"] == pytest.approx(whole.offloaded["experts"] / 2, rel=1e-9)
+    with pytest.raises(ValueError, match="dense model"):
+        inference_memory("Llama-3.1-8B", cpu_moe=4)
+    with pytest.raises(ValueError, match="cpu_moe"):
+        inference_memory("Qwen3-30B-A3B", cpu_moe=-1)
+
+
+def test_gemma_3_1b_count_is_exact():
+    # Hugging Face's API record for google/gemma-3-1b-it: 999,885,952 parameters (QK norms and
+    # Gemma's four norms per block included)
+    assert param_count(hg.model("Gemma-3-1B")) == 999_885_952

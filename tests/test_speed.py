@@ -157,3 +157,17 @@ def test_layer_split_pipelines_the_prompt_but_not_decode():
     v2 = decode_tokens_per_s("Llama-3.1-70B", "H100 SXM", weights="bf16", engine="vllm", gpus=2)
     v4 = decode_tokens_per_s("Llama-3.1-70B", "H100 SXM", weights="bf16", engine="vllm", gpus=4)
     assert v4 > 1.3 * v2
+
+
+def test_experts_in_cpu_memory_are_read_at_system_memory_bandwidth():
+    # DDR5-4800 × 12 channels = 460.8 GB/s (data/cpus.csv, AMD EPYC 9654)
+    assert hg.ram_bandwidth_gbs("AMD EPYC 9654") == pytest.approx(460.8)
+    assert hg.ram_bandwidth_gbs("Intel Xeon Gold 6133", sockets=2) == pytest.approx(2 * 6 * 2666 * 8 / 1000)
+    slow = hg.decode_tokens_per_s("DeepSeek-R1", "RTX 4090", weights="Q4_K_M", cpu_moe="all", ram_gbs=100)
+    fast = hg.decode_tokens_per_s("DeepSeek-R1", "RTX 4090", weights="Q4_K_M", cpu_moe="all", ram_gbs=400)
+    assert 2.5 < fast / slow < 4  # the CPU part dominates: nearly proportional to RAM bandwidth
+    on_gpu = hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M")
+    split = hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe=24, ram_gbs=89.6)
+    assert split < on_gpu
+    with pytest.raises(ValueError, match="ram_gbs"):
+        hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe="all")
