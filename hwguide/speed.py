@@ -825,18 +825,23 @@ def inference_speed(
     engine: str = "vllm",
     interconnect: str | None = None,
     headroom: float = 0.1,
+    cpu_moe: int | str = 0,
+    ram_gbs: float | None = None,
 ) -> Speed:
     """Decode speed and time to first token of ``batch`` users at ``context`` tokens — if the workload fits.
 
     The memory comes first (:func:`hwguide.inference_memory` against ``gpus`` × ``card`` with
     ``headroom`` to spare); when it does not fit, the answer says so and gives no speed. The time
-    to first token is for a prompt that fills the context (the slowest case).
+    to first token is for a prompt that fills the context (the slowest case); with experts in CPU
+    memory (``cpu_moe``, ``ram_gbs`` as for :func:`decode_tokens_per_s`) it is the GPU's prefill,
+    a lower bound (engines copy or stream the experts to the GPU for long prompts).
     """
     from .memory import inference_memory
     from .result import GIB
 
     g = lookup_gpu(card, "card")
-    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
+    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus,
+                           cpu_moe=cpu_moe)  # fmt: skip
     fits = mem.fits(g, headroom=headroom)
     card_gib = g.memory_bytes / GIB  # on a unified-memory machine, the share its GPU may use
     base = dict(per_gpu_gib=mem.per_gpu_bytes / GIB, card_gib=card_gib, gpus=mem.gpus)
@@ -847,7 +852,7 @@ def inference_speed(
         return Speed(False, **base, tokens_per_s=None, tokens_per_s_per_user=None, time_to_first_token_s=None,
                      reason=reason)  # fmt: skip
     kw = dict(weights=weights, gpus=gpus, engine=engine, interconnect=interconnect)
-    total = decode_tokens_per_s(model, g, batch=batch, context=context, kv=kv, **kw)
+    total = decode_tokens_per_s(model, g, batch=batch, context=context, kv=kv, cpu_moe=cpu_moe, ram_gbs=ram_gbs, **kw)
     first = prefill_seconds(model, g, context, batch=1, **kw)
     return Speed(True, **base, tokens_per_s=total, tokens_per_s_per_user=total / batch,
                  time_to_first_token_s=first, reason="")  # fmt: skip

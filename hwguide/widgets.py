@@ -192,11 +192,20 @@ def _fit_line(mem: Any, card: str, count: int) -> HTML:
 # ----- inference memory -------------------------------------------------------------------------
 
 
+# Where a MoE model's routed experts live: all on the GPU, or all in CPU memory (llama.cpp --cpu-moe)
+_EXPERTS = [("on the GPU", 0), ("in CPU memory (MoE)", "all")]
+
+
 def vram_report(*, model: str, weights: str, kv: str, batch: int, context: int, engine: str, card: str,
-                gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
-    """Inference memory, part by part, and whether it fits ``gpus`` × ``card``."""
-    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus)
-    return _fit_line(mem, card, gpus), _memory_frame(mem)
+                gpus: int = 1, cpu_moe: int | str = 0) -> tuple[HTML, ...]:  # fmt: skip
+    """Inference memory, part by part, whether it fits ``gpus`` × ``card``, and any CPU memory it takes."""
+    mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus,
+                           cpu_moe=cpu_moe)  # fmt: skip
+    out: tuple[Any, ...] = (_fit_line(mem, card, gpus), _memory_frame(mem))
+    if mem.offloaded:
+        out += (HTML(f"<p>In CPU memory (RAM): <b>{mem.offloaded_gib:.1f} GiB</b> "
+                     f"({html.escape(', '.join(mem.offloaded))}).</p>"),)  # fmt: skip
+    return out
 
 
 def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -210,6 +219,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "engine": _dropdown("Engine", _memory_engines(), "transformers"),
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
+        "cpu_moe": widgets.Dropdown(description="Experts", options=_EXPERTS, value=0, style=_STYLE, layout=_LAYOUT),
     }
     return _calculator(vram_report, controls, "Inference memory (GiB)", "vram")
 
@@ -272,13 +282,14 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
 # ----- speed ------------------------------------------------------------------------------------
 
 
-def speed_report(*, model: str, card: str, weights: str, batch: int, context: int, gpus: int,
-                 engine: str) -> tuple[HTML, pd.DataFrame] | HTML:  # fmt: skip
+def speed_report(*, model: str, card: str, weights: str, batch: int, context: int, gpus: int, engine: str,
+                 cpu_moe: int | str = 0, ram_gbs: float = 89.6) -> tuple[HTML, pd.DataFrame] | HTML:  # fmt: skip
     """Whether the workload fits, and if it does: decode speed (all users, per user) and time to first token.
 
     A workload that does not fit gets the verdict and no speed (:func:`hwguide.inference_speed`).
     """
-    speed = inference_speed(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine)
+    speed = inference_speed(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
+                            cpu_moe=cpu_moe, ram_gbs=ram_gbs if cpu_moe else None)  # fmt: skip
     if not speed.fits:
         return HTML(f"<p><b>Does not fit</b>: {html.escape(speed.reason)}. GiB = 2<sup>30</sup> bytes.</p>")
     rows = [
@@ -289,8 +300,10 @@ def speed_report(*, model: str, card: str, weights: str, batch: int, context: in
         rows.append({"quantity": f"time to first token, {prompt:,}-token prompt (s)",
                      "value": prefill_seconds(model, card, prompt, weights=weights, batch=1, gpus=gpus,
                                               engine=engine)})  # fmt: skip
+    moved = (f" Experts in CPU memory, read at {ram_gbs:g} GB/s; the prompt times assume the GPU does all of the "
+             "prefill, a lower bound." if cpu_moe else "")  # fmt: skip
     line = HTML(f"<p><b>Fits</b>: {speed.per_gpu_gib:.1f} of {speed.card_gib:g} GiB per GPU on {speed.gpus} × "
-                f"{html.escape(str(card))}.</p>")  # fmt: skip
+                f"{html.escape(str(card))}.{moved}</p>")  # fmt: skip
     return line, pd.DataFrame(rows).round(3)
 
 
@@ -304,6 +317,11 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
         "context": _int("Context", 2048, 1, 2_000_000),
         "gpus": _int("GPUs", 1, 1, 64),
         "engine": _dropdown("Engine", [e for e in inference_engines() if e != "other"], "llama.cpp"),
+        "cpu_moe": widgets.Dropdown(description="Experts", options=_EXPERTS, value=0, style=_STYLE, layout=_LAYOUT),
+        # 89.6 GB/s: two channels of DDR5-5600, a desktop (2 × 5,600 × 8; hg.ram_bandwidth_gbs)
+        "ram_gbs": widgets.BoundedFloatText(
+            description="RAM GB/s", value=89.6, min=1, max=10_000, step=0.1, style=_STYLE, layout=_LAYOUT
+        ),  # fmt: skip
     }
     return _calculator(speed_report, controls, "Speed", "speed")
 

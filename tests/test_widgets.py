@@ -169,3 +169,16 @@ def test_a_saved_calculator_carries_a_static_view_of_its_result():
              if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]  # fmt: skip
     assert views and all("hwguide-static" in v for v in views)
     assert any("<b>Roofline</b>" in v and "data:image/png;base64," in v for v in views)
+
+
+def test_calculators_take_experts_in_cpu_memory():
+    line, frame, ram = w.vram_report(model="DeepSeek-R1", weights="Q4_K_M", kv="fp16", batch=1, context=4096,
+                                     engine="llama.cpp", card="RTX 4090", cpu_moe="all")  # fmt: skip
+    mem = hg.inference_memory("DeepSeek-R1", weights="Q4_K_M", context=4096, engine="llama.cpp", cpu_moe="all")
+    assert f"{mem.per_gpu_gib:.2f} GiB per GPU" in line.data and f"{mem.offloaded_gib:.1f} GiB" in ram.data
+    line, table = w.speed_report(model="Qwen3-30B-A3B", card="RTX 4060 Ti 8GB", weights="Q4_K_M", batch=1,
+                                 context=2048, gpus=1, engine="llama.cpp", cpu_moe="all", ram_gbs=89.6)  # fmt: skip
+    expected = hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4060 Ti 8GB", weights="Q4_K_M", context=2048,
+                                      cpu_moe="all", ram_gbs=89.6)  # fmt: skip
+    assert table["value"].iloc[0] == pytest.approx(expected, rel=1e-3)
+    assert "CPU memory" in line.data
