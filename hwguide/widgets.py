@@ -123,7 +123,8 @@ def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget],
         # a live front end shows the widget; a saved notebook, GitHub or nbconvert shows this static
         # snapshot of the inputs and the result instead of a widget repr
         data = widgets.VBox._repr_mimebundle_(box, **kwargs)
-        data["text/html"] = static_html(title, {c.description: c.value for c in controls.values()}, out.outputs)
+        shown = {c.description: c.label if isinstance(c, widgets.Dropdown) else c.value for c in controls.values()}
+        data["text/html"] = static_html(title, shown, out.outputs)
         return data
 
     box._repr_mimebundle_ = bundle
