@@ -193,6 +193,15 @@ def gguf_tensor_types(model: Model | str, weights: str, *, rules: str = "current
     return _tensor_types(model, weights, rules)
 
 
+def _fallback(t: Tensor, new: str, rules: str) -> str:
+    """``tensor_type_fallback``: a type whose block does not divide the row falls back (the i-quants
+    with 256-value blocks to IQ4_NL, the K-quants to a 32-value type), and to F16 as a last resort."""
+    if new not in _sizes() or t.shape[1] % _sizes()[new][0] == 0:
+        return new
+    new = "IQ4_NL" if new in IQ_256 else FALLBACK[rules].get(new, "F16")
+    return "F16" if t.shape[1] % _sizes()[new][0] else new
+
+
 def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
     """(tensor, type) for the i-quant and MXFP4_MOE file types (current rules)."""
     default = DEFAULT_TYPE[weights]
@@ -216,11 +225,7 @@ def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
             new = _iq_rule(cat, weights, default, t.layer or 0, n, model, counted.get(cat, 0))
         if cat in counted:
             counted[cat] += 1
-        if new in _sizes() and t.shape[1] % _sizes()[new][0]:
-            new = "IQ4_NL" if new in IQ_256 else FALLBACK["current"].get(new, "F16")
-            if t.shape[1] % _sizes()[new][0]:
-                new = "F16"
-        out.append((t, new))
+        out.append((t, _fallback(t, new, "current")))
     return out
 
 
@@ -257,11 +262,7 @@ def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, 
                 new = _rule(cat, weights, default, 0, 1, model, rules)
         if cat == "output" and t.shape[1] % 256:
             new = "Q8_0"  # llama.cpp: nx % QK_K != 0 -> Q8_0
-        if new in _sizes() and t.shape[1] % _sizes()[new][0]:
-            new = FALLBACK[rules].get(new, "F16")
-            if t.shape[1] % _sizes()[new][0]:
-                new = "F16"
-        out.append((t, new))
+        out.append((t, _fallback(t, new, rules)))
     return out
 
 
