@@ -122,12 +122,16 @@ def voila_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def lab_url() -> Iterator[str]:
+def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("jupyterlab", reason="JupyterLab is not installed")
+    # JupyterLab autosaves what it runs: serve a copy, so a run in the browser never rewrites the
+    # committed notebooks (their saved outputs are checked by tests/test_notebooks.py)
+    root = tmp_path_factory.mktemp("lab") / "notebooks"
+    shutil.copytree(ROOT / "notebooks", root)
     port = _free_port()
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", "--LabApp.news_url=",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               f"--ServerApp.root_dir={ROOT / 'notebooks'}"]  # fmt: skip
+               f"--ServerApp.root_dir={root}"]  # fmt: skip
     with serve(command, port, "/api/status") as url:
         yield url
