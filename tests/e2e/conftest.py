@@ -128,6 +128,9 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # committed notebooks (their saved outputs are checked by tests/test_notebooks.py)
     root = tmp_path_factory.mktemp("lab") / "notebooks"
     shutil.copytree(ROOT / "notebooks", root)
+    # import the kit once first: in a fresh environment the kernel's first import also compiles
+    # pandas' and matplotlib's bytecode, which on a small machine outlasted the test's patience
+    subprocess.run([sys.executable, "-c", "import hwguide, hwguide.widgets, hwguide.charts"], check=True, timeout=300)
     port = _free_port()
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", "--LabApp.news_url=",

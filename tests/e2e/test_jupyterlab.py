@@ -20,15 +20,17 @@ def test_vram_calculator_in_jupyterlab(new_page, lab_url):
         no_news = page.get_by_role("button", name="No", exact=True)
         calc = page.locator(".hwguide-calc-vram")
         dialog = page.locator(".jp-Dialog")
+        idle = page.get_by_text("Kernel status: Idle").first
         for _attempt in range(3):  # a busy machine can swallow the first Run All while the kernel settles
             try:
+                idle.wait_for(state="attached", timeout=120_000)  # never run again while cells still run
                 if no_news.count():
                     no_news.first.click()  # JupyterLab's "get notified about news?" toast
                 if dialog.count():  # e.g. "Select Kernel" when the first kernel start stuck: take the default
                     dialog.locator(".jp-mod-accept").first.click(timeout=10_000)
                 page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click(timeout=10_000)
                 page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click(timeout=10_000)
-                calc.locator(".hwguide-output").wait_for(timeout=45_000)
+                calc.locator(".hwguide-output").wait_for(timeout=90_000)
                 break
             except Exception:  # noqa: BLE001 - try the menu again
                 page.keyboard.press("Escape")
