@@ -698,6 +698,15 @@ _EXPORT_ZH = {
 }
 
 
+@functools.cache
+def _export_events(name: str) -> tuple[dict[str, Any], ...]:
+    """The export-control events of the card ``name``, oldest first, as plain dicts."""
+    table = _table("export_controls")
+    mine = table[table["gpus"].map(lambda cards: name in [c.strip() for c in cards.split(";")])]
+    mine = mine.sort_values("date", kind="stable")
+    return tuple({k: _plain(v) for k, v in row.items()} for _, row in mine.iterrows())
+
+
 def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang: str = "en") -> dict[str, Any]:
     """A card's latest export-control events for China on or before ``as_of`` (default: today).
 
@@ -710,13 +719,10 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
     g = lookup_gpu(card, "card")
     lang = checks.choice(lang, "lang", ("en", "zh"))
     day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
-    table = _table("export_controls")
-    mine = table[table["gpus"].map(lambda cards: g.name in [c.strip() for c in cards.split(";")])]
-    mine = mine[mine["date"] <= day].sort_values("date", kind="stable")
-    latest: dict[str, dict[str, Any] | None] = {}
-    for authority in ("US", "China"):
-        rows = mine[mine["authority"] == authority]
-        latest[authority] = None if rows.empty else {k: _plain(v) for k, v in rows.iloc[-1].items()}
+    latest: dict[str, dict[str, Any] | None] = {"US": None, "China": None}
+    for event in _export_events(g.name):  # oldest first: the last one on or before the day wins
+        if event["date"] <= day:
+            latest[event["authority"]] = event
     us, china = latest["US"], latest["China"]
     shown = [e for e in (us, china) if e is not None and e["status"] != "no licence needed"]
     if lang == "zh":
@@ -763,12 +769,17 @@ def cpus() -> pd.DataFrame:
 
 def cpu(name: str) -> dict[str, Any]:
     """One row of :func:`cpus` by exact name, as a dict; LookupError with close matches otherwise."""
-    table = _table("cpus").set_index("name")
-    if name not in table.index:
-        close = difflib.get_close_matches(str(name), list(table.index), n=3, cutoff=0.4)
+    rows = _cpu_rows()
+    if name not in rows:
+        close = difflib.get_close_matches(str(name), list(rows), n=3, cutoff=0.4)
         hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise LookupError(f"cpu={name!r} is not in data/cpus.csv; {hint}choose one of: {', '.join(table.index)}")
-    return {"name": name, **{k: _plain(v) for k, v in table.loc[name].items()}}
+        raise LookupError(f"cpu={name!r} is not in data/cpus.csv; {hint}choose one of: {', '.join(rows)}")
+    return dict(rows[name])
+
+
+@functools.cache
+def _cpu_rows() -> dict[str, dict[str, Any]]:
+    return {str(row["name"]): {k: _plain(v) for k, v in row.items()} for _, row in _table("cpus").iterrows()}
 
 
 def ram_bandwidth_gbs(cpu_name: str, *, sockets: int = 1, channels: int | None = None, mts: int | None = None) -> float:

@@ -38,7 +38,6 @@ from .catalog import (
     closest_model,
     export_status,
     gpus,
-    interconnects,
     lookup_engine,
     lookup_gpu,
     lookup_model,
@@ -48,7 +47,7 @@ from .catalog import (
 )
 from .catalog import cpu as catalog_cpu
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
-from .speed import decode_tokens_per_s, default_link, training_time
+from .speed import _links, decode_tokens_per_s, default_link, training_time
 from .value import _CONDITION_KINDS, _is_module, _months_before, price_rows, priced
 
 __all__ = ["Plan", "build_system", "evaluate_scenario", "host_link", "recommend"]
@@ -201,9 +200,9 @@ def host_link(card: str | GPU, gpus: int = 1, *, cpu: str, sockets: int = 1) -> 
             why.append(f"{count} cards share {int(host['pcie_lanes']) * sockets} CPU lanes")
     if gen < g.pcie_gen:
         why.append(f"{host['name']} has PCIe {host['pcie_gen']}.0, the card {g.pcie_gen}.0")
-    links = interconnects().set_index("name")["per_direction_gbs"]
-    full = float(links[f"PCIe {g.pcie_gen}.0 x16"]) * card_lanes / 16
-    each = float(links[f"PCIe {gen}.0 x16"]) * lanes / 16
+    links = _links()
+    full = float(links[f"PCIe {g.pcie_gen}.0 x16"]["per_direction_gbs"]) * card_lanes / 16
+    each = float(links[f"PCIe {gen}.0 x16"]["per_direction_gbs"]) * lanes / 16
     limited = each < full
     note = (f"each card at PCIe {gen}.0 x{lanes}, {each:.1f} GB/s each way instead of {full:.1f} ({'; '.join(why)})"
             if limited else "")  # fmt: skip
