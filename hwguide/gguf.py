@@ -193,6 +193,11 @@ def gguf_tensor_types(model: Model | str, weights: str, *, rules: str = "current
     return _tensor_types(model, weights, rules)
 
 
+def _stays_f32(t: Tensor) -> bool:
+    """1-D tensors (norms, biases) and the MoE router (ffn_gate_inp): llama.cpp leaves them unquantised."""
+    return len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler", "router")
+
+
 def _fallback(t: Tensor, new: str, rules: str) -> str:
     """``tensor_type_fallback``: a type whose block does not divide the row falls back (the i-quants
     with 256-value blocks to IQ4_NL, the K-quants to a 32-value type), and to F16 as a last resort."""
@@ -210,8 +215,8 @@ def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
     counted = {"attn_v": 0, "ffn_down": 0}
     out = []
     for t in all_tensors:
-        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler", "router"):
-            out.append((t, "F32"))  # 1-D tensors and the expert router (ffn_gate_inp) stay unquantised
+        if _stays_f32(t):
+            out.append((t, "F32"))
             continue
         cat = _category(t.kind)
         if cat == "token_embd" and not has_output:
@@ -245,7 +250,7 @@ def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, 
     }
     out = []
     for t in all_tensors:
-        if len(t.shape) < 2 or t.kind in ("norm", "bias", "pooler", "router"):
+        if _stays_f32(t):
             out.append((t, "F32"))
             continue
         cat = _category(t.kind)

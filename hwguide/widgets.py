@@ -150,7 +150,8 @@ def static_html(title: str, inputs: dict[str, Any], outputs: Sequence[dict[str, 
     return "\n".join(parts)
 
 
-def _dropdown(description: str, options: list[str], value: str) -> widgets.Dropdown:
+def _dropdown(description: str, options: list[Any], value: Any) -> widgets.Dropdown:
+    """A dropdown of names, or of (label, value) pairs."""
     return widgets.Dropdown(description=description, options=options, value=value, style=_STYLE, layout=_LAYOUT)
 
 
@@ -220,7 +221,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "engine": _dropdown("Engine", _memory_engines(), "transformers"),
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
-        "cpu_moe": widgets.Dropdown(description="Experts", options=_EXPERTS, value=0, style=_STYLE, layout=_LAYOUT),
+        "cpu_moe": _dropdown("Experts", _EXPERTS, 0),
     }
     return _calculator(vram_report, controls, "Inference memory (GiB)", "vram")
 
@@ -318,7 +319,7 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
         "context": _int("Context", 2048, 1, 2_000_000),
         "gpus": _int("GPUs", 1, 1, 64),
         "engine": _dropdown("Engine", [e for e in inference_engines() if e != "other"], "llama.cpp"),
-        "cpu_moe": widgets.Dropdown(description="Experts", options=_EXPERTS, value=0, style=_STYLE, layout=_LAYOUT),
+        "cpu_moe": _dropdown("Experts", _EXPERTS, 0),
         # 89.6 GB/s: two channels of DDR5-5600, a desktop (2 × 5,600 × 8; hg.ram_bandwidth_gbs)
         "ram_gbs": widgets.BoundedFloatText(
             description="RAM GB/s", value=89.6, min=1, max=10_000, step=0.1, style=_STYLE, layout=_LAYOUT
