@@ -6,6 +6,7 @@
     hg.model("llama-3.1-8b")
     hg.inference_memory("llama-3.1-8b", weights="Q4_K_M", context=8192)   # GPU memory, part by part
     hg.finetune_memory("llama-3.1-8b", method="qlora")
+    hg.image_seconds("sdxl", "RTX 4090", steps=30)   # seconds per image, text encoders + denoiser + VAE
 
 Functions take their subject (model, card) positionally and the rest by keyword; the words
 are the same everywhere (docs/api.md): weights, kv, context, batch, gpus, engine, recompute.
@@ -48,6 +49,7 @@ from .claims import source_claims
 from .course import check_environment, local_gpus, setup
 from .export import export_guide
 from .gguf import gguf_file_bytes
+from .image import image_flops, image_memory, image_model, image_models, image_seconds, image_weights_bytes
 from .memory import (
     activation_bytes,
     finetune_memory,
@@ -163,6 +165,12 @@ __all__ = [
     "training_memory",
     "validate",
     "weights_bytes",
+    "image_flops",
+    "image_memory",
+    "image_model",
+    "image_models",
+    "image_seconds",
+    "image_weights_bytes",
 ]
 
 

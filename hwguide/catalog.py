@@ -404,6 +404,74 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "checked": DATE,
         "notes": Col(),
     },
+    "image_models": {
+        "name": REQ,
+        "aliases": Col(),
+        "hf_repo": REQ,
+        "dtype": Col(required=True, choices=("fp16", "bf16")),
+        "width": POS_INT,
+        "height": POS_INT,
+        "steps": POS_INT,
+        "guidance": Col(required=True, choices=("cfg", "distilled")),
+        "stored_extra": Col("int", nonnegative=True),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "image_components": {
+        "model": REQ,
+        "component": Col(
+            required=True, choices=("text_encoder", "text_encoder_2", "text_encoder_3", "denoiser", "vae")
+        ),
+        "family": Col(required=True, choices=("clip", "t5", "unet", "sd3", "flux", "vae")),
+        "config_file": REQ,
+        "config_overrides": Col(),
+        "text_tokens": Col("int", nonnegative=True),
+        "params": POS_INT,
+        "params_source": REQ,
+        "config_source": REQ,
+        "gflops_const": Col("float", required=True, nonnegative=True),
+        "gflops_per_mp": Col("float", required=True, nonnegative=True),
+        "gflops_per_mp2": Col("float", required=True, nonnegative=True),
+        "params_config": POS_INT,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "image_engines": {
+        "engine": REQ,
+        "description": REQ,
+        "mfu": FRACTION,
+        "vae_mfu": FRACTION,
+        "step_ms": Col("float", nonnegative=True),
+        "act_bytes_per_px": Col("float", nonnegative=True),
+        "vae_bytes_per_px": Col("float", nonnegative=True),
+        "fitted": Col(),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "image_measurements": {
+        "id": REQ,
+        "model": REQ,
+        "gpu": REQ,
+        "engine": Col(required=True, choices=("diffusers", "diffusers-naive-attention", "compiled", "webui")),
+        "software": REQ,
+        "weights": REQ,
+        "text_weights": Col(),
+        "offload": Col(required=True, choices=("none", "auto", "model", "sequential")),
+        "width": POS_INT,
+        "height": POS_INT,
+        "steps": POS_INT,
+        "batch": POS_INT,
+        "measured": Col("float", required=True, positive=True),
+        "unit": Col(required=True, choices=("it_per_s", "s_per_image")),
+        "includes": Col(),
+        "peak_vram_gb": POS,
+        "excluded_because": Col(),
+        "source": REQ,
+        "date": Col(),
+        "notes": Col(),
+    },
 }
 
 _FILES = {kind: f"{kind}.csv" for kind in SCHEMAS}
@@ -535,7 +603,8 @@ _DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
 
 # The column that names each row, for tables whose rows are looked up by name.
 _NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name", "support": "name",
-                "platforms": "platform", "measurements": "id", "cpus": "name"}  # fmt: skip
+                "platforms": "platform", "measurements": "id", "cpus": "name",
+                "image_models": "name", "image_engines": "engine", "image_measurements": "id"}  # fmt: skip
 
 
 def _plain(value: Any) -> Any:
@@ -932,7 +1001,7 @@ def resolve(name: str, keys: dict[str, str], what: str, argument: str = "name") 
     close = difflib.get_close_matches(key, list(keys), n=8, cutoff=0.6)
     suggestions = list(dict.fromkeys(keys[k] for k in close))[:5]
     hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
-    listing = "hg.gpus()" if what == "GPU" else "hg.models()"
+    listing = {"GPU": "hg.gpus()", "image model": "hg.image_models()"}.get(what, "hg.models()")
     raise LookupError(f"{argument}={name!r} is not a known {what}.{hint} See {listing} for all.")
 
 

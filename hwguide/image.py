@@ -1,0 +1,434 @@
+"""Image generation: GPU memory and seconds per image for Stable Diffusion and FLUX pipelines.
+
+A text-to-image pipeline runs three kinds of network (data/image_components.csv):
+
+1. the **text encoders** (CLIP, T5) once per prompt, twice with classifier-free guidance (CFG:
+   the empty negative prompt too);
+2. the **denoiser** (a UNet or a diffusion transformer) once per step, or twice per step with CFG
+   (the conditional and unconditional predictions; guidance-distilled FLUX needs one pass);
+3. the **VAE decoder** once, turning latents into pixels.
+
+The FLOPs of each come from the real networks: ``tools/image_flops.py`` builds every component
+from its config on PyTorch's meta device and counts its matrix multiplies, convolutions and
+attention. Per pass they are exactly ``a + b·MP + c·MP²`` GFLOPs in megapixels (convolutions and
+projections grow with the pixels, self-attention with their square). Time is the same roofline as
+for LLMs: each step costs the larger of its compute (FLOPs at the card's dense Tensor rate times
+an efficiency) and reading its weights (bytes at the card's bandwidth), plus a fixed overhead per
+step, plus any weights that must cross PCIe. The efficiencies, overhead and activation constants
+are fitted per engine class on published timings (data/image_measurements.csv,
+``benchmarks/fit_image.py``) and judged leaving whole sources out.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from . import checks
+from .catalog import GPU, _keys, _plain, _table, lookup_engine, lookup_gpu, resolve
+from .result import GIB, Memory
+from .speed import COMPUTE_COLUMN, _links
+
+__all__ = [
+    "IMAGE_FORMATS",
+    "OFFLOAD",
+    "image_engines",
+    "image_flops",
+    "image_memory",
+    "image_model",
+    "image_models",
+    "image_seconds",
+    "image_weights_bytes",
+    "time_terms",
+    "timing",
+]
+
+# Bits per stored parameter of each weight format a diffusion checkpoint comes in.
+#  - fp8: FP8 E4M3 storage, multiplied at 16 bits (ComfyUI's fp8_e4m3fn weight dtype, diffusers'
+#    layerwise casting, torchao/quanto fp8 weight-only); fp8-matmul: FP8 weights *and* activations
+#    at the card's FP8 Tensor rate (torchao float8 dynamic quantisation, flux-fp8-api).
+#  - int8: weight-only int8 (torchao, optimum-quanto); int8-matmul: dynamic int8 activations too.
+#  - nf4: bitsandbytes 4-bit NormalFloat, an fp32 absmax per 64 weights: 4 + 32/64 bits (Dettmers et
+#    al. 2023, QLoRA §2); multiplied at 16 bits.
+#  - GGUF types (city96's ComfyUI-GGUF files): the bits of the ggml block type they are named after
+#    (the ``gguf`` package's GGML_QUANT_SIZES), dequantised and multiplied at 16 bits.
+PLAIN_BITS = {"fp32": 32, "fp16": 16, "bf16": 16, "fp8": 8, "fp8-matmul": 8, "int8": 8, "int8-matmul": 8, "nf4": 4.5}
+GGUF_BLOCK = {"F16": "F16", "Q8_0": "Q8_0", "Q6_K": "Q6_K", "Q5_K_S": "Q5_K", "Q5_K_M": "Q5_K", "Q5_1": "Q5_1",
+              "Q5_0": "Q5_0", "Q4_K_S": "Q4_K", "Q4_K_M": "Q4_K", "Q4_1": "Q4_1", "Q4_0": "Q4_0",
+              "Q3_K_S": "Q3_K", "Q2_K": "Q2_K"}  # fmt: skip
+IMAGE_FORMATS = (*PLAIN_BITS, *GGUF_BLOCK)
+MATMUL = {"fp32": "fp32", "fp8-matmul": "fp8", "int8-matmul": "int8"}  # other formats multiply at 16 bits
+
+# Where the weights live while a pipeline runs, as the common tools offer it:
+#  - none: every component on the GPU (diffusers ``pipe.to("cuda")``);
+#  - model: one component at a time, the rest in CPU memory (diffusers ``enable_model_cpu_offload``);
+#  - sequential: one submodule at a time (``enable_sequential_cpu_offload``): least memory, slowest;
+#  - auto: keep what fits, stream the rest of the denoiser over PCIe each step (ComfyUI).
+OFFLOAD = ("none", "model", "sequential", "auto")
+PASSES = {"cfg": 2, "distilled": 1}
+COMPONENT_LABELS = {"text": "text encoders", "denoiser": "denoiser", "vae": "VAE", "activations": "activations",
+                    "context": "CUDA context"}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+# ---------------------------------------------------------------------------------------------
+
+
+def image_models() -> pd.DataFrame:
+    """The image models the kit knows (data/image_models.csv): defaults, guidance and sources."""
+    return _table("image_models").copy()
+
+
+def image_engines() -> pd.DataFrame:
+    """Engine classes for image generation and their fitted factors (data/image_engines.csv)."""
+    return _table("image_engines").copy()
+
+
+@functools.cache
+def _image_keys() -> dict[str, str]:
+    table = _table("image_models")
+    return _keys(list(table["name"]), list(table["aliases"]), "image_models.csv")
+
+
+def image_model(name: str) -> dict[str, Any]:
+    """One image model by name or alias ("sdxl", "flux dev"), with its components, as a dict.
+
+    Raises LookupError with the closest names for an unknown model.
+    """
+    return copy.deepcopy(_image_model(resolve(name, _image_keys(), "image model", "model")))
+
+
+@functools.cache
+def _image_model(canon: str) -> dict[str, Any]:
+    row = _table("image_models").set_index("name").loc[canon]
+    comps = _table("image_components")
+    parts = comps[comps["model"] == canon]
+    return {
+        "name": canon,
+        **{k: _plain(v) for k, v in row.items()},
+        "components": {str(r["component"]): {k: _plain(v) for k, v in r.items()} for _, r in parts.iterrows()},
+    }
+
+
+def _engine_row(engine: str) -> dict[str, Any]:
+    return dict(_engine_rows()[checks.choice(engine, "engine", list(_engine_rows()))])
+
+
+@functools.cache
+def _engine_rows() -> dict[str, dict[str, Any]]:
+    return {str(r["engine"]): {k: _plain(v) for k, v in r.items()} for _, r in _table("image_engines").iterrows()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights and FLOPs
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_format(weights: object, name: str) -> str:
+    """The canonical spelling of an image weight format ("q4_k_s" and "Q4KS" are Q4_K_S)."""
+    if isinstance(weights, str):
+        loose = {f.lower().replace("_", "").replace("-", ""): f for f in IMAGE_FORMATS}
+        key = weights.strip().lower().replace("_", "").replace("-", "")
+        if key in loose:
+            return loose[key]
+    return checks.choice(weights, name, IMAGE_FORMATS)
+
+
+def format_bits(weights: str) -> float:
+    """Bits per stored parameter of an image weight format (scales included)."""
+    fmt = _check_format(weights, "weights")
+    if fmt in PLAIN_BITS:
+        return float(PLAIN_BITS[fmt])
+    from gguf.constants import GGML_QUANT_SIZES
+
+    sizes = {t.name: s for t, s in GGML_QUANT_SIZES.items()}
+    block, nbytes = sizes[GGUF_BLOCK[fmt]]
+    return 8 * nbytes / block
+
+
+def image_weights_bytes(model: str, *, weights: str | None = None, text_weights: str | None = None) -> dict[str, int]:
+    """Bytes of each component's weights: ``weights`` for the denoiser, ``text_weights`` for the
+    text encoders (both default to the model's own 16-bit dtype); the VAE stays 16-bit.
+
+    The denoiser's count includes any fixed buffer its checkpoint stores (SD 3.5's position
+    embedding, ``stored_extra``), kept at 16 bits.
+    """
+    m = image_model(model)
+    den = _check_format(weights or m["dtype"], "weights")
+    txt = _check_format(text_weights or m["dtype"], "text_weights")
+    out = {}
+    for comp, row in m["components"].items():
+        if comp == "denoiser":
+            out[comp] = int(row["params"] * format_bits(den) / 8 + 2 * (m["stored_extra"] or 0))
+        elif comp == "vae":
+            out[comp] = int(row["params"] * 2)
+        else:
+            out[comp] = int(row["params"] * format_bits(txt) / 8)
+    return out
+
+
+def _sizes(m: Mapping[str, Any], width: object, height: object, batch: object, steps: object) -> tuple[int, ...]:
+    w = checks.whole(m["width"] if width is None else width, "width", low=64, high=8192)
+    h = checks.whole(m["height"] if height is None else height, "height", low=64, high=8192)
+    if w % 16 or h % 16:
+        raise ValueError(f"width={w} and height={h} must be multiples of 16 (latents are 1/8 of the image, "
+                         f"and the transformers pack 2 × 2 latents per token)")  # fmt: skip
+    b = checks.whole(batch, "batch", high=256)
+    s = checks.whole(m["steps"] if steps is None else steps, "steps", high=1000)
+    return w, h, b, s
+
+
+def image_flops(model: str, *, width: int | None = None, height: int | None = None) -> dict[str, float]:
+    """FLOPs for one image: ``text`` (all encoders, one prompt), ``denoiser_pass`` (one pass) and ``vae``
+    (decoding), at ``width`` × ``height`` pixels (defaults: the model's own resolution)."""
+    m = image_model(model)
+    w, h, _, _ = _sizes(m, width, height, 1, None)
+    mp = w * h / 1e6
+    out = {"text": 0.0, "denoiser_pass": 0.0, "vae": 0.0}
+    for comp, row in m["components"].items():
+        gflops = row["gflops_const"] + row["gflops_per_mp"] * mp + row["gflops_per_mp2"] * mp**2
+        key = "denoiser_pass" if comp == "denoiser" else "vae" if comp == "vae" else "text"
+        out[key] += gflops * 1e9
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------------------------
+
+
+def _context_bytes() -> float:
+    # The CUDA context of a PyTorch process (data/engines.csv, transformers row: 426 MiB measured).
+    return float(lookup_engine("transformers").cuda_context_mib or 0) * 2**20
+
+
+def _cost(m: Mapping[str, Any], wb: Mapping[str, int], card: GPU | None, w: int, h: int, b: int,
+          offload: str) -> dict[str, Any]:  # fmt: skip
+    """The factor-free terms of a run's memory: bytes per component, pixels, passes, the card's memory."""
+    return {
+        "text": float(sum(v for k, v in wb.items() if k.startswith("text"))),
+        "denoiser": float(wb["denoiser"]),
+        "vae": float(wb["vae"]),
+        "context": _context_bytes(),
+        "pixels": float(w * h * b),
+        "passes": float(PASSES[m["guidance"]]),
+        "usable": float(card.memory_bytes) if card is not None else math.inf,
+        "offload": offload,
+    }
+
+
+def _layout(cost: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
+    """What the GPU holds at its peak, what waits in CPU memory, and the bytes crossing PCIe.
+
+    ``moved``: bytes per call (components loaded for each run); ``streamed``: denoiser bytes per step
+    (the part that does not fit, or all of it with sequential offload).
+    """
+    text, den, vae, ctx = cost["text"], cost["denoiser"], cost["vae"], cost["context"]
+    act = fac["act_bytes_per_px"] * cost["pixels"] * cost["passes"]
+    act_vae = fac["vae_bytes_per_px"] * cost["pixels"]
+    everything = {"text": text, "denoiser": den, "vae": vae, "activations": max(act, act_vae), "context": ctx}
+    mode, streamed, moved = cost["offload"], 0.0, 0.0
+    if mode == "auto":
+        mode = "none" if sum(everything.values()) <= cost["usable"] else "model"
+        if mode == "model":
+            moved = text + vae  # swapped in and out around the denoiser on every run
+            streamed = min(den, max(0.0, den + act + ctx - cost["usable"]))
+    elif mode == "model":
+        moved = text + den + vae  # every component crosses PCIe once per call
+    elif mode == "sequential":
+        moved, streamed = text + vae, den
+    phases = {  # what the GPU holds in each phase when one component is loaded at a time
+        "text": {"text": text if mode == "model" else 0.0, "context": ctx},
+        "denoise": {"denoiser": den - streamed, "activations": act, "context": ctx},
+        "decode": {"vae": vae if mode == "model" else 0.0, "activations": act_vae, "context": ctx},
+    }
+    held = everything if mode == "none" else max(phases.values(), key=lambda p: sum(p.values()))
+    offloaded = {} if mode == "none" else {"text": text, "denoiser": den, "vae": vae}
+    return {"held": held, "offloaded": offloaded, "streamed": streamed, "moved": moved, "mode": mode}
+
+
+def image_memory(
+    model: str,
+    *,
+    weights: str | None = None,
+    text_weights: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    batch: int = 1,
+    offload: str = "none",
+    engine: str = "diffusers",
+    card: str | GPU | None = None,
+    factors: Mapping[str, Any] | None = None,
+) -> Memory:
+    """GPU memory to generate ``batch`` images with ``model``, part by part.
+
+    ``offload`` is where the weights wait (:data:`OFFLOAD`); ``auto`` needs ``card`` (what fits on
+    it stays). Activations are fitted bytes per pixel (data/image_engines.csv): the denoiser's, per
+    image and CFG pass, and the VAE decoder's, which dominate at large batches. ``Memory.offloaded``
+    is the CPU memory the offloaded weights take.
+    """
+    m = image_model(model)
+    w, h, b, _ = _sizes(m, width, height, batch, None)
+    offload = checks.choice(offload, "offload", OFFLOAD)
+    g = lookup_gpu(card, "card") if card is not None else None
+    if offload == "auto" and g is None:
+        raise ValueError("offload='auto' keeps what fits on a card: give card=, or choose none, model or sequential")
+    fac = {**_engine_row(engine), **(factors or {})}
+    wb = image_weights_bytes(m["name"], weights=weights, text_weights=text_weights)
+    lay = _layout(_cost(m, wb, g, w, h, b, offload), fac)
+    per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in lay["held"].items() if v}
+    notes = (
+        f"{m['name']}: {w} × {h} px, batch {b}, {PASSES[m['guidance']]} denoiser pass(es) per step "
+        f"({'classifier-free guidance' if m['guidance'] == 'cfg' else 'guidance-distilled'}).",
+        f"Weights: denoiser {weights or m['dtype']}, text encoders {text_weights or m['dtype']}, VAE 16-bit "
+        f"(parameters × bits of the format; data/image_components.csv).",
+        f"Activations: {fac['act_bytes_per_px']:.0f} B per pixel per pass (denoiser) and "
+        f"{fac['vae_bytes_per_px']:.0f} B per pixel (VAE decode), fitted ({fac['engine']}: {fac['fitted']}).",
+        f"Offload '{lay['mode']}': "
+        + {"none": "every component stays on the GPU.",
+           "model": "one component on the GPU at a time; the peak is the largest phase.",
+           "sequential": "weights stream in submodule by submodule; only activations stay."}[lay["mode"]]
+        + (f" {lay['streamed'] / GIB:.1f} GiB of the denoiser does not fit and streams over PCIe each step."
+           if lay["streamed"] and lay["mode"] != "sequential" else ""),
+    )  # fmt: skip
+    offloaded = {COMPONENT_LABELS[k]: int(v) for k, v in lay["offloaded"].items()}
+    return Memory(kind="image generation", per_gpu=per_gpu, parts=per_gpu, assumptions=notes, offloaded=offloaded)
+
+
+# ---------------------------------------------------------------------------------------------
+# Time
+# ---------------------------------------------------------------------------------------------
+
+
+def _rate(card: GPU, fmt: str, dtype: str) -> tuple[float, str]:
+    """FLOP/s the matrix multiplies run at, and the precision named."""
+    want = MATMUL.get(fmt, fmt if fmt in ("fp16", "bf16") else dtype)
+    for p in (want, dtype, "fp16"):
+        value = getattr(card, COMPUTE_COLUMN[p])
+        if value:
+            return float(value) * 1e12, p
+    raise ValueError(f"card={card.name!r} has no FP16 Tensor rate in the catalog; choose another card")
+
+
+def _pcie_bytes_per_s(card: GPU) -> float:
+    gen = card.pcie_gen or 4
+    return float(_links()[f"PCIe {gen}.0 x16"]["per_direction_gbs"]) * 1e9 * (card.pcie_lanes or 16) / 16
+
+
+def image_seconds(
+    model: str,
+    card: str | GPU,
+    *,
+    weights: str | None = None,
+    text_weights: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    steps: int | None = None,
+    batch: int = 1,
+    engine: str = "diffusers",
+    offload: str = "none",
+    factors: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Seconds to generate ``batch`` images with ``model`` on one ``card``, and what bounds each part.
+
+    Returns ``per_image_s`` (the whole call divided by the batch), ``total_s``, ``text_s``,
+    ``denoise_s``, ``vae_s``, ``transfer_s`` (weights crossing PCIe), ``step_s`` and ``it_per_s``
+    (denoising steps per second for the whole batch, what web UIs print), ``step_bound``
+    (``compute``, ``memory`` or ``pcie``), ``precision``, ``fits``, ``peak_gib`` and ``assumptions``.
+    ``factors`` overrides the engine's fitted ones (``benchmarks/fit_image.py`` uses it).
+    """
+    offload = checks.choice(offload, "offload", OFFLOAD)
+    fac = {**_engine_row(engine), **(factors or {})}
+    terms = time_terms(model, card, weights=weights, text_weights=text_weights, width=width, height=height,
+                       steps=steps, batch=batch, offload=offload)  # fmt: skip
+    return timing(terms, fac)
+
+
+def time_terms(
+    model: str,
+    card: str | GPU,
+    *,
+    weights: str | None = None,
+    text_weights: str | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    steps: int | None = None,
+    batch: int = 1,
+    offload: str = "none",
+) -> dict[str, Any]:
+    """The factor-free terms of :func:`image_seconds`: FLOPs, rates, bytes and the memory layout's inputs."""
+    m = image_model(model)
+    w, h, b, s = _sizes(m, width, height, batch, steps)
+    g = lookup_gpu(card, "card")
+    offload = checks.choice(offload, "offload", OFFLOAD)
+    den_fmt = _check_format(weights or m["dtype"], "weights")
+    wb = image_weights_bytes(m["name"], weights=den_fmt, text_weights=text_weights)
+    flops = image_flops(m["name"], width=w, height=h)
+    peak, precision = _rate(g, den_fmt, m["dtype"])
+    peak16, _ = _rate(g, m["dtype"], m["dtype"])
+    return {
+        "model": m["name"],
+        "gpu": g.name,
+        "batch": b,
+        "steps": s,
+        "passes": PASSES[m["guidance"]],
+        "flops": flops,
+        "peak": peak,
+        "peak16": peak16,
+        "precision": precision,
+        "bandwidth": g.bandwidth_gbs * 1e9 * float(lookup_engine("transformers").bw_16bit or 1),
+        "pcie": _pcie_bytes_per_s(g),
+        "weights": wb,
+        "memory_bytes": g.memory_bytes,
+        "cost": _cost(m, wb, g, w, h, b, offload),
+    }
+
+
+def timing(terms: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`image_seconds` from its :func:`time_terms` and an engine's factors."""
+    lay = _layout(terms["cost"], fac)
+    b, passes, flops, wb = terms["batch"], terms["passes"], terms["flops"], terms["weights"]
+    peak, pcie = terms["peak"], terms["pcie"]
+    compute = passes * b * flops["denoiser_pass"] / (peak * fac["mfu"])
+    memory = (wb["denoiser"] - lay["streamed"]) / terms["bandwidth"]
+    stream = lay["streamed"] / pcie
+    step = max(compute, memory) + stream + fac["step_ms"] / 1e3
+    bound = "pcie" if stream > max(compute, memory) else "compute" if compute >= memory else "memory"
+    text = passes * b * flops["text"] / (terms["peak16"] * fac["mfu"])
+    vae = b * flops["vae"] / (terms["peak16"] * fac["vae_mfu"])
+    transfer = lay["moved"] / pcie
+    total = text + terms["steps"] * step + vae + transfer
+    held = sum(lay["held"].values())
+    return {
+        "model": terms["model"],
+        "gpu": terms["gpu"],
+        "per_image_s": total / b,
+        "total_s": total,
+        "text_s": text,
+        "denoise_s": terms["steps"] * step,
+        "vae_s": vae,
+        "transfer_s": transfer,
+        "step_s": step,
+        "it_per_s": 1 / step,
+        "step_bound": bound,
+        "precision": terms["precision"],
+        "fits": held <= terms["memory_bytes"],
+        "peak_gib": held / GIB,
+        "assumptions": (
+            f"Denoiser: {passes} × {b} × {flops['denoiser_pass'] / 1e12:.2f} TFLOP per step at {peak / 1e12:.0f} "
+            f"TFLOPS ({terms['precision']}) × {fac['mfu']:.2f} efficiency = {compute * 1e3:.1f} ms; reading "
+            f"{wb['denoiser'] / 1e9:.1f} GB of weights takes {memory * 1e3:.1f} ms; + {fac['step_ms']:.1f} ms "
+            f"per step ({fac['engine']}).",
+            f"Text encoders {flops['text'] / 1e12:.2f} TFLOP × {passes} prompt(s); VAE decode "
+            f"{flops['vae'] / 1e12:.2f} TFLOP per image at {fac['vae_mfu']:.2f} efficiency.",
+            f"Offload '{lay['mode']}': {lay['moved'] / 1e9:.1f} GB cross PCIe per call"
+            + (f", {lay['streamed'] / 1e9:.1f} GB per step" if lay["streamed"] else "")
+            + f" at {pcie / 1e9:.0f} GB/s.",
+        ),
+    }

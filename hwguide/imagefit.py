@@ -1,0 +1,147 @@
+"""Fit the image engines' factors to published timings and peaks, and judge them on sources left out.
+
+The physics is :func:`hwguide.image.image_seconds` and :func:`~hwguide.image.image_memory`; each
+engine class (data/image_engines.csv) adds five factors: the denoiser's and the VAE's compute
+efficiency, a fixed overhead per step, and activation bytes per pixel for the denoiser and the VAE
+decoder. As in :mod:`hwguide.fit`, all engines are fitted at once by least squares on
+log(estimate / measured), each engine's factors pulled towards factors pooled over all engines,
+and :func:`cross_validate_images` predicts each source's rows with factors fitted without it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .catalog import _table
+from .fit import source_group
+from .image import _layout, time_terms, timing
+from .result import GIB
+
+__all__ = ["IMAGE_FACTORS", "cross_validate_images", "fit_image_factors", "image_rows", "image_summary"]
+
+# factor: (start, lower, upper, how far one engine may stray from the pooled value in log units)
+IMAGE_FACTORS: dict[str, tuple[float, float, float, float]] = {
+    "mfu": (0.4, 0.01, 1.0, 0.5),
+    "vae_mfu": (0.3, 0.01, 1.0, 0.5),
+    "step_ms": (5.0, 0.01, 1000.0, 2.5),
+    "act_bytes_per_px": (200.0, 1.0, 1e5, 1.0),
+    "vae_bytes_per_px": (1000.0, 1.0, 1e5, 1.0),
+}
+SPEED_FACTORS = ("mfu", "vae_mfu", "step_ms")
+MEMORY_FACTORS = ("act_bytes_per_px", "vae_bytes_per_px")
+
+
+def image_rows() -> pd.DataFrame:
+    """The usable rows of data/image_measurements.csv (no ``excluded_because``), with their source group."""
+    t = _table("image_measurements")
+    t = t[t["excluded_because"].isna() | (t["excluded_because"] == "")].copy()
+    t["group"] = t["source"].map(source_group)
+    return t.reset_index(drop=True)
+
+
+def _args(row: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "weights": row["weights"],
+        "text_weights": row["text_weights"] or None,
+        "width": row["width"] or None,
+        "height": row["height"] or None,
+        "batch": int(row["batch"]),
+        "offload": row["offload"],
+    }
+
+
+def _terms(rows: pd.DataFrame) -> list[dict[str, Any]]:
+    # it/s rows need no step count: a missing one takes the model's default
+    return [time_terms(r["model"], r["gpu"], steps=r["steps"] or None, **_args(r)) for r in rows.to_dict("records")]
+
+
+def predict(row: Mapping[str, Any], terms: Mapping[str, Any], factors: Mapping[str, Any]) -> tuple[float, float | None]:
+    """The estimate of a row's timing (its own unit) and of its peak memory (GiB, where measured)."""
+    r = timing(terms, {"engine": row["engine"], **factors})
+    speed = r["it_per_s"] if row["unit"] == "it_per_s" else r["per_image_s"]
+    measured_peak = row["peak_vram_gb"]
+    has_peak = measured_peak is not None and not (isinstance(measured_peak, float) and math.isnan(measured_peak))
+    return speed, (sum(_layout(terms["cost"], factors)["held"].values()) / GIB if has_peak else None)
+
+
+def _unpack(theta: np.ndarray, engines: Sequence[str]) -> dict[str, dict[str, float]]:
+    n = len(IMAGE_FACTORS)
+    pooled = theta[:n]
+    out = {}
+    for i, e in enumerate(engines):
+        dev = theta[n * (i + 1) : n * (i + 2)]
+        out[e] = {}
+        for j, (name, (_, low, high, _)) in enumerate(IMAGE_FACTORS.items()):
+            out[e][name] = float(np.clip(math.exp(pooled[j] + dev[j]), low, high))
+    return out
+
+
+def fit_image_factors(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """Factors per engine class fitted on ``rows`` (from :func:`image_rows`); every engine of
+    data/image_engines.csv gets factors, the pooled ones where it has no rows."""
+    from scipy.optimize import least_squares
+
+    engines = list(_table("image_engines")["engine"])
+    n = len(IMAGE_FACTORS)
+    start = np.zeros(n * (len(engines) + 1))
+    start[:n] = [math.log(v[0]) for v in IMAGE_FACTORS.values()]
+    widths = np.array([v[3] for v in IMAGE_FACTORS.values()])
+    records = rows.to_dict("records")
+    terms = _terms(rows)
+
+    def residuals(theta: np.ndarray) -> np.ndarray:
+        fac = _unpack(theta, engines)
+        out = []
+        for row, t in zip(records, terms):
+            speed, peak = predict(row, t, fac[row["engine"]])
+            out.append(math.log(speed / row["measured"]))
+            if peak is not None:
+                out.append(math.log(peak / row["peak_vram_gb"]))
+        out.extend((theta[n:] / np.tile(widths, len(engines))).tolist())  # engines stay near the pool
+        return np.array(out)
+
+    result = least_squares(residuals, start, method="trf", x_scale=1.0, max_nfev=200)
+    return _unpack(result.x, engines)
+
+
+def _errors(rows: pd.DataFrame, factors: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
+    out = []
+    for row, t in zip(rows.to_dict("records"), _terms(rows)):
+        speed, peak = predict(row, t, factors[row["engine"]])
+        out.append({"id": row["id"], "group": row["group"], "model": row["model"], "gpu": row["gpu"],
+                    "engine": row["engine"], "kind": "speed", "measured": row["measured"], "unit": row["unit"],
+                    "estimate": speed, "error": speed / row["measured"] - 1})  # fmt: skip
+        if peak is not None:
+            out.append({"id": row["id"], "group": row["group"], "model": row["model"], "gpu": row["gpu"],
+                        "engine": row["engine"], "kind": "peak memory", "measured": row["peak_vram_gb"],
+                        "unit": "GiB", "estimate": peak, "error": peak / row["peak_vram_gb"] - 1})  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def cross_validate_images(rows: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Each source's rows estimated with factors fitted on all other sources (``error`` = estimate /
+    measured − 1), next to the in-sample estimate (``error_in``) from factors fitted on all rows."""
+    rows = image_rows() if rows is None else rows
+    inside = _errors(rows, fit_image_factors(rows)).rename(columns={"estimate": "estimate_in", "error": "error_in"})
+    parts = []
+    for group in sorted(rows["group"].unique()):
+        train, test = rows[rows["group"] != group], rows[rows["group"] == group]
+        parts.append(_errors(test, fit_image_factors(train)))
+    out = pd.concat(parts, ignore_index=True)
+    return out.merge(inside[["id", "kind", "estimate_in", "error_in"]], on=["id", "kind"])
+
+
+def image_summary(report: pd.DataFrame) -> pd.DataFrame:
+    """Median absolute error out of sample and in sample, per kind and in all."""
+    rows = []
+    for kind, part in [*report.groupby("kind"), ("all", report)]:
+        rows.append({"kind": kind, "rows": len(part), "sources": part["group"].nunique(),
+                     "median_abs_error_out": part["error"].abs().median(),
+                     "median_abs_error_in": part["error_in"].abs().median(),
+                     "within_25pct_out": (part["error"].abs() <= 0.25).mean()})  # fmt: skip
+    return pd.DataFrame(rows)

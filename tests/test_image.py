@@ -1,0 +1,154 @@
+"""Image generation: components, weights against published file sizes, FLOPs, memory and time."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwguide as hg
+from hwguide import image, imagefit
+
+MODELS = ["Stable Diffusion 1.5", "SDXL 1.0 base", "Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium",
+          "FLUX.1-dev", "FLUX.1-schnell"]  # fmt: skip
+
+
+def test_models_load_by_name_and_alias():
+    assert list(hg.image_models()["name"]) == MODELS
+    assert hg.image_model("flux dev")["name"] == "FLUX.1-dev"
+    assert hg.image_model("sdxl")["guidance"] == "cfg"
+    assert set(hg.image_model("sd3.5 large")["components"]) == {
+        "text_encoder", "text_encoder_2", "text_encoder_3", "denoiser", "vae"}  # fmt: skip
+
+
+def test_unknown_model_suggests_close_names():
+    with pytest.raises(LookupError, match="SDXL 1.0 base"):
+        hg.image_model("sdx1")
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_parameter_counts_built_from_the_configs_match_the_published_ones(model):
+    # params: the checkpoint's own count (index total_size / 2, or diffusers' "860M UNet");
+    # params_config: what tools/image_flops.py built from the stored config on the meta device.
+    for comp, row in hg.image_model(model)["components"].items():
+        if comp == "text_encoder" and model.startswith("Stable Diffusion 3.5"):
+            # SD 3.5's CLIP-L carries a 768 × 768 projection the stored CLIP-L config lacks
+            assert row["params"] - row["params_config"] == 768 * 768
+        else:
+            assert row["params_config"] == row["params"], (model, comp)
+
+
+def test_published_counts():
+    comps = {m: hg.image_model(m)["components"] for m in MODELS}
+    assert comps["Stable Diffusion 1.5"]["denoiser"]["params"] == pytest.approx(860e6, rel=0.001)  # "860M UNet"
+    assert comps["SDXL 1.0 base"]["denoiser"]["params"] == pytest.approx(2.6e9, rel=0.02)  # SDXL paper "2.6B"
+    assert comps["FLUX.1-dev"]["denoiser"]["params"] == pytest.approx(12e9, rel=0.01)  # "12 billion parameter"
+    # FLUX.1-dev = schnell + a guidance embedder of 10.2 M parameters
+    dev, schnell = comps["FLUX.1-dev"]["denoiser"]["params"], comps["FLUX.1-schnell"]["denoiser"]["params"]
+    assert dev - schnell == 10_229_760
+
+
+# Published file sizes (research/2026-12-01/issue16/image_models.csv): the diffusers index totals,
+# city96's GGUF files and the SDXL fp16 UNet.
+FILES = [
+    ("FLUX.1-dev", "bf16", 23_802_816_640),
+    ("FLUX.1-dev", "Q8_0", 12_708_281_504),
+    ("FLUX.1-dev", "Q4_1", 7_530_806_432),
+    ("FLUX.1-dev", "Q6_K", 9_857_000_736),
+    ("FLUX.1-schnell", "Q8_0", 12_687_821_728),
+    ("FLUX.1-schnell", "Q4_1", 7_510_346_656),
+    ("FLUX.1-schnell", "Q6_K", 9_834_955_808),
+    ("Stable Diffusion 3.5 Large", "Q8_0", 8_779_212_512),
+    ("Stable Diffusion 3.5 Large", "Q4_0", 4_772_054_752),
+    ("Stable Diffusion 3.5 Medium", "Q8_0", 2_855_825_856),
+    ("SDXL 1.0 base", "fp16", 5_135_149_760),
+]
+
+
+@pytest.mark.parametrize(("model", "weights", "published"), FILES)
+def test_denoiser_bytes_match_published_files(model, weights, published):
+    estimate = hg.image_weights_bytes(model, weights=weights)["denoiser"]
+    assert estimate == pytest.approx(published, rel=0.015)
+
+
+def test_gguf_bits_come_from_the_block_definitions():
+    assert image.format_bits("Q8_0") == 8.5  # 34 bytes per 32 weights
+    assert image.format_bits("Q4_K_S") == 4.5  # a Q4_K block: 144 bytes per 256
+    assert image.format_bits("q6k") == 6.5625
+    assert image.format_bits("nf4") == 4.5
+
+
+def test_flux_attention_flops_by_hand():
+    # 57 blocks (19 double + 38 single) attend over all tokens: 4 · N² · 3072 FLOPs each (QKᵀ and AV),
+    # N = pixels / 256 image tokens (+ 512 text tokens). The MP² coefficient holds the N² part.
+    row = hg.image_model("FLUX.1-dev")["components"]["denoiser"]
+    tokens_per_mp = 1e6 / 256
+    assert row["gflops_per_mp2"] == pytest.approx(4 * 57 * tokens_per_mp**2 * 3072 / 1e9, rel=1e-4)
+
+
+def test_flops_grow_with_pixels_and_cfg_doubles_the_denoiser():
+    small = hg.image_flops("sdxl", width=512, height=512)["denoiser_pass"]
+    large = hg.image_flops("sdxl", width=1024, height=1024)["denoiser_pass"]
+    assert 4 < large / small < 5  # linear part ×4, attention part ×16
+    base = dict(weights="fp16", steps=30, engine="diffusers")
+    sdxl = hg.image_seconds("sdxl", "A100 SXM4 80GB", **base)
+    assert sdxl["step_s"] > 0 and sdxl["it_per_s"] == pytest.approx(1 / sdxl["step_s"])
+    assert "2 × 1 ×" in sdxl["assumptions"][0]  # two passes per step with CFG
+    flux = hg.image_seconds("flux schnell", "A100 SXM4 80GB", weights="bf16")
+    assert "1 × 1 ×" in flux["assumptions"][0]  # guidance-distilled: one pass
+
+
+def test_memory_offload_modes_order():
+    none = hg.image_memory("flux dev", offload="none").per_gpu_bytes
+    model = hg.image_memory("flux dev", offload="model").per_gpu_bytes
+    seq = hg.image_memory("flux dev", offload="sequential").per_gpu_bytes
+    assert seq < model < none
+    assert hg.image_memory("flux dev", offload="model").offloaded_gib > 30
+    # auto keeps everything on a card that holds it, and streams the rest on one that does not
+    assert (
+        hg.image_memory("sd1.5", offload="auto", card="RTX 4090").per_gpu_bytes
+        == hg.image_memory("sd1.5").per_gpu_bytes
+    )
+    on_4090 = hg.image_seconds("flux dev", "RTX 4090", weights="bf16", offload="auto", engine="webui")
+    assert on_4090["peak_gib"] <= 24 and on_4090["transfer_s"] > 0 and "GB per step" in on_4090["assumptions"][2]
+    on_4070 = hg.image_seconds("flux dev", "RTX 4070 Ti SUPER", weights="bf16", offload="auto", engine="webui")
+    assert on_4070["peak_gib"] <= 16 and on_4070["step_s"] > on_4090["step_s"]
+    assert float(on_4070["assumptions"][2].split(", ")[1].split(" GB")[0]) > 5  # GB streamed each step
+
+
+def test_fp8_matmul_runs_at_the_fp8_rate_only_where_the_card_has_it():
+    ada = hg.image_seconds("flux dev", "RTX 4090", weights="fp8-matmul")
+    ampere = hg.image_seconds("flux dev", "RTX 3090", weights="fp8-matmul")
+    assert ada["precision"] == "fp8" and ampere["precision"] == "bf16"
+
+
+def test_bad_input_gets_a_clear_answer():
+    with pytest.raises(ValueError, match="multiples of 16"):
+        hg.image_seconds("sdxl", "A10", width=1000)
+    with pytest.raises(ValueError, match="offload="):
+        hg.image_memory("sdxl", offload="cpu")
+    with pytest.raises(ValueError, match="give card="):
+        hg.image_memory("sdxl", offload="auto")
+    with pytest.raises(ValueError, match="steps"):
+        hg.image_seconds("sdxl", "A10", steps=0)
+    assert hg.image_weights_bytes("sdxl", weights="q4km") == hg.image_weights_bytes("sdxl", weights="Q4_K_M")
+    with pytest.raises(ValueError, match="weights="):
+        hg.image_seconds("sdxl", "A10", weights="q9")
+
+
+def test_measurement_rows_map_to_the_kit_or_say_why_not():
+    t = hg.load_table("image_measurements")
+    used = imagefit.image_rows()
+    assert len(used) >= 150 and used["group"].nunique() >= 8
+    for row in used.to_dict("records"):
+        hg.image_model(row["model"])
+        hg.gpu(row["gpu"])
+    assert (t["excluded_because"].fillna("") != "").sum() == len(t) - len(used)
+
+
+def test_a10_against_a100_from_lambda_measured_rows():
+    # Lambda's SD 1.4 benchmark (same UNet as 1.5), 30 steps, batch 1 and 16 with xFormers:
+    # A10 2.01 and 1.54 s per image, A100 PCIe 80GB 1.17 and 0.62 s: the A100 is 1.7 to 2.5 × faster.
+    args = dict(steps=30, engine="diffusers")
+    for batch, ratio in ((1, 2.01 / 1.17), (16, 1.5406 / 0.6206)):
+        a10 = hg.image_seconds("sd1.5", "A10", batch=batch, **args)["per_image_s"]
+        a100 = hg.image_seconds("sd1.5", "A100 PCIe 80GB", batch=batch, **args)["per_image_s"]
+        assert a10 / a100 == pytest.approx(ratio, rel=0.35)
