@@ -390,8 +390,9 @@ def time_terms(
     }
 
 
-def timing(terms: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`image_seconds` from its :func:`time_terms` and an engine's factors."""
+def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = True) -> dict[str, Any]:
+    """:func:`image_seconds` from its :func:`time_terms` and an engine's factors (``explain=False``
+    leaves out the sentences, for fitting)."""
     lay = _layout(terms["cost"], fac)
     b, passes, flops, wb = terms["batch"], terms["passes"], terms["flops"], terms["weights"]
     peak, pcie = terms["peak"], terms["pcie"]
@@ -405,7 +406,7 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
     transfer = lay["moved"] / pcie
     total = text + terms["steps"] * step + vae + transfer
     held = sum(lay["held"].values())
-    return {
+    out = {
         "model": terms["model"],
         "gpu": terms["gpu"],
         "per_image_s": total / b,
@@ -420,7 +421,9 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
         "precision": terms["precision"],
         "fits": held <= terms["memory_bytes"],
         "peak_gib": held / GIB,
-        "assumptions": (
+    }
+    if explain:
+        out["assumptions"] = (
             f"Denoiser: {passes} × {b} × {flops['denoiser_pass'] / 1e12:.2f} TFLOP per step at {peak / 1e12:.0f} "
             f"TFLOPS ({terms['precision']}) × {fac['mfu']:.2f} efficiency = {compute * 1e3:.1f} ms; reading "
             f"{wb['denoiser'] / 1e9:.1f} GB of weights takes {memory * 1e3:.1f} ms; + {fac['step_ms']:.1f} ms "
@@ -430,5 +433,5 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
             f"Offload '{lay['mode']}': {lay['moved'] / 1e9:.1f} GB cross PCIe per call"
             + (f", {lay['streamed'] / 1e9:.1f} GB per step" if lay["streamed"] else "")
             + f" at {pcie / 1e9:.0f} GB/s.",
-        ),
-    }
+        )
+    return out

@@ -62,7 +62,7 @@ def _terms(rows: pd.DataFrame) -> list[dict[str, Any]]:
 
 def predict(row: Mapping[str, Any], terms: Mapping[str, Any], factors: Mapping[str, Any]) -> tuple[float, float | None]:
     """The estimate of a row's timing (its own unit) and of its peak memory (GiB, where measured)."""
-    r = timing(terms, {"engine": row["engine"], **factors})
+    r = timing(terms, {"engine": row["engine"], **factors}, explain=False)
     speed = r["it_per_s"] if row["unit"] == "it_per_s" else r["per_image_s"]
     measured_peak = row["peak_vram_gb"]
     has_peak = measured_peak is not None and not (isinstance(measured_peak, float) and math.isnan(measured_peak))
@@ -105,7 +105,19 @@ def fit_image_factors(rows: pd.DataFrame) -> dict[str, dict[str, float]]:
         out.extend((theta[n:] / np.tile(widths, len(engines))).tolist())  # engines stay near the pool
         return np.array(out)
 
-    result = least_squares(residuals, start, method="trf", x_scale=1.0, max_nfev=200)
+    # Each row depends on the pooled factors and on its own engine's: a sparse Jacobian, which
+    # lets the finite differences perturb all engines' deviations at once.
+    owners = []
+    for row, t in zip(records, terms):
+        owners += [engines.index(row["engine"])] * (
+            2 if predict(row, t, _unpack(start, engines)[row["engine"]])[1] is not None else 1
+        )
+    sparsity = np.zeros((len(owners) + n * len(engines), len(start)), dtype=bool)
+    for i, e in enumerate(owners):
+        sparsity[i, :n] = True
+        sparsity[i, n * (e + 1) : n * (e + 2)] = True
+    sparsity[len(owners) :, n:] = np.eye(n * len(engines), dtype=bool)
+    result = least_squares(residuals, start, method="trf", x_scale=1.0, max_nfev=200, jac_sparsity=sparsity)
     return _unpack(result.x, engines)
 
 

@@ -35,6 +35,8 @@ __all__ = [
     "note_message",
     "finetune_calculator",
     "finetune_report",
+    "image_calculator",
+    "image_report",
     "interconnect_calculator",
     "interconnect_report",
     "planner_calculator",
@@ -279,6 +281,55 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
         "card": _dropdown("GPU", _gpu_names(), card),
     }
     return _calculator(training_report, controls, "Training memory (GiB)", "training")
+
+
+# ----- image generation -------------------------------------------------------------------------
+
+
+def image_report(*, model: str, card: str, weights: str, text_weights: str, width: int, height: int, steps: int,
+                 batch: int, engine: str, offload: str) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+    """Seconds per image and peak GPU memory for a text-to-image pipeline on one card."""
+    from .image import image_memory, image_seconds
+
+    args = dict(weights=weights, text_weights=text_weights, width=width, height=height, batch=batch, engine=engine,
+                offload=offload)  # fmt: skip
+    mem = image_memory(model, card=card, **args)
+    run = image_seconds(model, card, steps=steps, **args)
+    fits = "fits" if run["fits"] else "does not fit"
+    ram = f"; {mem.offloaded_gib:.1f} GiB wait in CPU memory" if mem.offloaded else ""
+    line = HTML(
+        f"<p><b>{run['per_image_s']:.2f} s per image</b> ({run['it_per_s']:.2f} steps/s for the batch, "
+        f"{run['step_bound']}-bound); peak {mem.per_gpu_gib:.1f} GiB: {fits} on {html.escape(run['gpu'])}{ram}. "
+        f"GiB = 2<sup>30</sup> bytes.</p>"
+    )
+    rows = [
+        {"part": "text encoders (s)", "value": run["text_s"]},
+        {"part": f"denoising, {steps} steps (s)", "value": run["denoise_s"]},
+        {"part": "VAE decode (s)", "value": run["vae_s"]},
+        {"part": "weights over PCIe (s)", "value": run["transfer_s"]},
+        {"part": f"whole call, {batch} image(s) (s)", "value": run["total_s"]},
+        *({"part": f"GPU memory: {k} (GiB)", "value": v / 2**30} for k, v in mem.per_gpu.items()),
+    ]
+    return line, pd.DataFrame(rows).round(3)
+
+
+def image_calculator(model: str = "SDXL 1.0 base", card: str = "RTX 4090") -> widgets.VBox:
+    """Image-generation calculator: seconds per image and GPU memory by model, card, format and offload."""
+    from .image import IMAGE_FORMATS, OFFLOAD, image_engines, image_models
+
+    controls = {
+        "model": _dropdown("Model", list(image_models()["name"]), model),
+        "card": _dropdown("GPU", _gpu_names(), card),
+        "weights": _dropdown("Denoiser", list(IMAGE_FORMATS), "fp16"),
+        "text_weights": _dropdown("Text encoders", list(IMAGE_FORMATS), "fp16"),
+        "width": _int("Width (px)", 1024, 64, 8192),
+        "height": _int("Height (px)", 1024, 64, 8192),
+        "steps": _int("Steps", 30, 1, 1000),
+        "batch": _int("Images per call", 1, 1, 256),
+        "engine": _dropdown("Engine", list(image_engines()["engine"]), "diffusers"),
+        "offload": _dropdown("Offload", list(OFFLOAD), "none"),
+    }
+    return _calculator(image_report, controls, "Image generation", "image")
 
 
 # ----- speed ------------------------------------------------------------------------------------

@@ -182,3 +182,17 @@ def test_calculators_take_experts_in_cpu_memory():
                                       cpu_moe="all", ram_gbs=89.6)  # fmt: skip
     assert table["value"].iloc[0] == pytest.approx(expected, rel=1e-3)
     assert "CPU memory" in line.data
+
+
+def test_image_report_and_calculator():
+    line, frame = w.image_report(model="SDXL 1.0 base", card="RTX 4090", weights="fp16", text_weights="fp16",
+                                 width=1024, height=1024, steps=30, batch=1, engine="diffusers",
+                                 offload="none")  # fmt: skip
+    run = hg.image_seconds("sdxl", "RTX 4090", steps=30)
+    assert f"{run['per_image_s']:.2f} s per image" in line.data and "fits" in line.data
+    assert frame["value"].iloc[4] == pytest.approx(run["total_s"], abs=1e-3)
+    box = w.image_calculator()
+    _controls(box)["Width (px)"].value = 1000  # not a multiple of 16: a message, not a traceback
+    shown = _shown(box)
+    assert any("multiples of 16" in text for _, text in shown)
+    assert not any("Traceback" in text for _, text in shown)
