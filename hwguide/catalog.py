@@ -39,6 +39,8 @@ __all__ = [
     "cpu",
     "cpus",
     "engine",
+    "ram_price_per_gb",
+    "ram_prices",
     "engines",
     "exchange_rates",
     "export_controls",
@@ -213,6 +215,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "memory_channels": Col("int", required=True, low=1, high=16),
         "memory_mts": Col("int", required=True, low=1000, high=12000),
         "memory_gbs": Col("float", required=True, positive=True),
+        "max_memory_gb": POS_INT,
         "sources": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -401,6 +404,20 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "excluded_because": Col(),
         "source": REQ,
         "source_detail": Col(),
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "ram_prices": {
+        "part": REQ,
+        "kind": Col(required=True, choices=("ddr5-udimm", "ddr5-rdimm", "ddr4-rdimm", "contract")),
+        "capacity_gb": POS_INT,
+        "modules": POS_INT,
+        "speed_mts": POS_INT,
+        "date": REQ,
+        "currency": Col(required=True, choices=("CNY", "USD", "EUR")),
+        "amount": Col("float", required=True, positive=True),
+        "region": Col(),
+        "source": REQ,
         "checked": DATE,
         "notes": Col(),
     },
@@ -732,6 +749,45 @@ def cny_per(currency: str, on: _dt.date) -> tuple[float, _dt.date]:
 def prices() -> pd.DataFrame:
     """Dated price observations: gpu, date, currency (CNY/USD), amount, kind, region, source."""
     return _table("prices").copy()
+
+
+def ram_prices() -> pd.DataFrame:
+    """Dated prices of system memory (data/ram_prices.csv): kits and modules, with their sources."""
+    return _table("ram_prices").copy()
+
+
+RAM_KINDS = ("ddr5-udimm", "ddr5-rdimm", "ddr4-rdimm")
+
+
+def ram_price_per_gb(kind: str = "ddr5-udimm", *, currency: str = "CNY") -> dict[str, Any]:
+    """The newest price of system memory per GB (10^9 bytes, as modules are sold), in ``currency``.
+
+    ``kind``: ``ddr5-udimm`` (desktop kits), ``ddr5-rdimm`` (server and workstation modules) or
+    ``ddr4-rdimm``. Rows priced in ``currency`` are used when there are any, else the others are
+    converted at data/fx.csv's rate of their date. The answer is the median per-GB price of the
+    rows of the newest date (month) that has any: ``per_gb``, ``date``, ``rows`` (how many) and ``note``.
+    """
+    kind = checks.choice(kind, "kind", RAM_KINDS)
+    currency = checks.currency(currency)
+    table = _table("ram_prices")
+    table = table[table["kind"] == kind].copy()
+    same = table[table["currency"] == currency]
+    convertible = ["CNY", *_table("fx")["currency"].unique()]
+    table = same if not same.empty else table[table["currency"].isin(convertible)]
+    if table.empty:
+        raise ValueError(f"kind={kind!r}: data/ram_prices.csv has no price that converts to {currency}")
+    month = table["date"].str[:7]
+    newest = table[month == month.max()]
+    per_gb = []
+    for row in newest.itertuples():
+        day = _dt.date.fromisoformat(row.date if len(row.date) == 10 else row.date + "-01")
+        rate = cny_per(row.currency, day)[0] / cny_per(currency, day)[0] if row.currency != currency else 1.0
+        per_gb.append(row.amount * rate / row.capacity_gb)
+    value = float(pd.Series(per_gb).median())
+    converted = "" if not same.empty else f", converted from {', '.join(sorted(set(newest['currency'])))}"
+    note = (f"{kind}: median of {len(per_gb)} price(s) of {month.max()} in data/ram_prices.csv{converted}: "
+            f"{value:,.0f} {currency} per GB")  # fmt: skip
+    return {"kind": kind, "per_gb": value, "currency": currency, "date": month.max(), "rows": len(per_gb), "note": note}
 
 
 def support() -> pd.DataFrame:

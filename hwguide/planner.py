@@ -42,10 +42,13 @@ from .catalog import (
     lookup_gpu,
     lookup_model,
     platform,
+    ram_bandwidth_gbs,
+    ram_price_per_gb,
     scenarios,
     support_of,
 )
 from .catalog import cpu as catalog_cpu
+from .image import image_memory, image_model, image_seconds
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import _links, decode_tokens_per_s, default_link, training_time
 from .value import _CONDITION_KINDS, _is_module, _months_before, price_rows, priced
@@ -98,6 +101,7 @@ def build_system(
     data_scale: str = "GB",
     currency: str = "CNY",
     gpu_price: float | None = None,
+    offload_gb: float = 0,
 ) -> dict[str, Any]:
     """Complete a build of ``gpus`` × ``card`` with its platform: CPU class, RAM, disk, power, price.
 
@@ -105,6 +109,12 @@ def build_system(
     ``currency``; the platform price comes from data/platforms.csv (CNY only). Prices that are not
     known (no ``gpu_price``, or a platform with no sourced price) are NaN, and ``platform_priced``
     says whether the platform's is in ``build_price``.
+
+    ``offload_gb`` is weights kept in CPU memory (GB, e.g. MoE experts with ``cpu_moe``): the RAM
+    grows by that much on top of the platform's own, the platform moves up to a workstation or a
+    server when its CPU cannot take that much memory (data/cpus.csv, ``max_memory_gb``), and the
+    added RAM is priced per GB from data/ram_prices.csv (``ram_price``, in ``build_price``).
+    ``ram_gbs`` is the platform CPU's memory bandwidth, which bounds work done in that memory.
     """
     g = lookup_gpu(card, "card")
     count = checks.whole(gpus, "gpus")
@@ -117,14 +127,29 @@ def build_system(
             raise ValueError(f"{g.name} is a complete machine with unified memory; the planner builds one of it, "
                              f"not gpus={count}")  # fmt: skip
         return _complete_machine(g, gpu_price)
+    offload_gb = checks.number(offload_gb, "offload_gb", high=1e6, unit="GB")
     sxm = _is_module(g.name)
-    name = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
+    smallest = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
     if count > most:
         raise ValueError(f"gpus={count} is more than one server holds ({most}); plan several machines")
-    p = platform(name)
     vram = g.memory_gib * count
-    ram = next(size for size in RAM_SIZES if size >= max(vram, float(p["ram_gb"])))
+    order = ["desktop", "workstation", "server"]
+    for name in order[order.index(smallest) :]:
+        p = platform(name)
+        base = float(p["ram_gb"])
+        ram = next((size for size in RAM_SIZES if size >= max(vram, base + offload_gb)), math.inf)
+        most_ram = catalog_cpu(str(p["cpu"]))["max_memory_gb"]
+        if not offload_gb or most_ram is None or ram <= most_ram * int(p["sockets"]):
+            break
+    if math.isinf(ram) or (offload_gb and most_ram is not None and ram > most_ram * int(p["sockets"])):
+        raise ValueError(f"offload_gb={offload_gb:,.0f}: more CPU memory than the largest platform takes")
+    ram_price, ram_note = 0.0, ""
+    if offload_gb:
+        kind = "ddr5-udimm" if name == "desktop" else "ddr5-rdimm"
+        per = ram_price_per_gb(kind, currency=currency)
+        ram_price = (ram - base) * per["per_gb"]
+        ram_note = f"{ram - base:,.0f} GB of RAM added for weights in CPU memory at {per['note']}"
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
     draw = (g.tdp_w or math.nan) * count + 100  # NaN where the vendor publishes no power figure
     psu = math.nan if math.isnan(draw) else math.ceil(1.25 * draw / 50) * 50
@@ -153,6 +178,8 @@ def build_system(
         )
     if export := export_status(g)["label"]:
         notes.append(f"export control for China: {export} (hg.export_status); check before buying there")
+    if ram_note:
+        notes.append(ram_note)
     return {
         "gpu": g.name,
         "gpus": count,
@@ -166,7 +193,9 @@ def build_system(
         "psu_w": psu,
         "gpu_price": gpus_total,
         "platform_price": platform_price,
-        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price),
+        "ram_price": ram_price,
+        "ram_gbs": ram_bandwidth_gbs(str(p["cpu"]), sockets=int(p["sockets"])),
+        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price) + ram_price,
         "platform_priced": not math.isnan(platform_price),
         "notes": "; ".join(notes),
     }
@@ -216,7 +245,8 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
     return {
         "gpu": g.name, "gpus": 1, "platform": "complete machine", "cpu": "built in (unified memory)",
         "gpu_memory_gib": g.memory_gib, "ram_gb": g.memory_gib, "disk_tb": math.nan, "power_w": g.tdp_w,
-        "psu_w": math.nan, "gpu_price": total, "platform_price": 0.0, "build_price": total, "platform_priced": True,
+        "psu_w": math.nan, "gpu_price": total, "platform_price": 0.0, "ram_price": 0.0, "ram_gbs": g.bandwidth_gbs,
+        "build_price": total, "platform_priced": True,
         "notes": "a complete machine: CPU and GPU share its memory, so the model and the system use the same RAM",
     }  # fmt: skip
 
@@ -262,6 +292,7 @@ def recommend(
     inference: Mapping[str, Any] | None = None,
     finetune: Mapping[str, Any] | None = None,
     pretrain: Mapping[str, Any] | None = None,
+    image: Mapping[str, Any] | None = None,
     budget: float | None = None,
     currency: str = "CNY",
     cards: Mapping[str, Any] | Sequence[str] | None = None,
@@ -277,13 +308,19 @@ def recommend(
     """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
     * ``inference``: dict(model=..., weights="fp16", kv="fp16", context=4096, users=1,
-      tokens_per_s=None, engine=None) where tokens_per_s is the speed each user needs and the
-      engine defaults to llama.cpp for GGUF weights and vLLM otherwise;
+      tokens_per_s=None, engine=None, cpu_moe=0) where tokens_per_s is the speed each user needs,
+      the engine defaults to llama.cpp for GGUF weights and vLLM otherwise, and ``cpu_moe``
+      ("all" or a layer count) keeps a MoE model's experts in CPU memory: the build then gets
+      that much more RAM, priced, and decode speed is bounded by the platform CPU's memory bandwidth;
     * ``finetune``: dict(model=..., method="lora", weights=None, context=2048, batch=1, rank=16,
       recompute="full", optimizer="adamw", targets="all-linear"); several cards shard the model
       (FSDP / ZeRO-3);
     * ``pretrain``: dict(model=... or a parameter count, tokens=..., deadline_days=None,
       context=2048, batch=1);
+    * ``image``: dict(model=..., weights=None, text_weights=None, width=None, height=None,
+      steps=None, batch=1, engine="diffusers", offload="none", seconds_per_image=None) for text-to-image
+      generation (:func:`hwguide.image_seconds`); each GPU runs its own pipeline, so more GPUs give
+      more images per hour, not shorter waits;
     * ``budget``: the whole build in ``currency``; ``cards``: a list of names or a filter dict
       (segments, markets, modded=False, names); ``gpu_counts``: the GPU counts to try;
       ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price};
@@ -302,8 +339,8 @@ def recommend(
     ``failed`` says why each build fails (``status`` is one of :data:`STATUSES`). Contradictory
     input raises ValueError.
     """
-    if inference is None and finetune is None and pretrain is None:
-        raise ValueError("no workload: give at least one of inference=, finetune= or pretrain=")
+    if inference is None and finetune is None and pretrain is None and image is None:
+        raise ValueError("no workload: give at least one of inference=, finetune=, pretrain= or image=")
     if budget is not None:
         budget = checks.number(budget, "budget", open_low=True, high=1e12)
     currency = checks.currency(currency)
@@ -321,7 +358,7 @@ def recommend(
     table = table[table["date"] >= _months_before(_dt.date.today(), window_months)]
     price_of = _card_prices(currency, condition, table, convert)
     server_share = _card_prices(currency, "server", table, convert)  # SXM modules: a complete server's price per GPU
-    need = _normalise(inference, finetune, pretrain)
+    need = _normalise(inference, finetune, pretrain, image)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         memory = {count: _memory_for(need, count) for count in counts}
@@ -356,10 +393,11 @@ def _get(given: Mapping[str, Any], key: str, default: Any) -> Any:
     return default if value is None else value
 
 
-def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
+def _normalise(inference: Any, finetune: Any, pretrain: Any, image: Any = None) -> dict[str, Any]:
     need: dict[str, Any] = {"assumptions": []}
     if inference is not None:
-        _keys_ok(inference, {"model", "weights", "context", "users", "tokens_per_s", "kv", "engine"}, "inference")
+        known = {"model", "weights", "context", "users", "tokens_per_s", "kv", "engine", "cpu_moe"}
+        _keys_ok(inference, known, "inference")
         m = _as_model(inference.get("model"), "inference")
         weights = check_weights(_get(inference, "weights", "fp16"))
         speed = inference.get("tokens_per_s")
@@ -372,8 +410,24 @@ def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
             tokens_per_s=None if not speed else checks.number(speed, "tokens_per_s", high=1e6, unit="tokens/s"),
             kv=_get(inference, "kv", "fp16"),
             engine=lookup_engine(engine, "engine").name,
+            cpu_moe=_get(inference, "cpu_moe", 0),
         )
         _note_proxy(need, inference.get("model"), m)
+    if image is not None:
+        known = {"model", "weights", "text_weights", "width", "height", "steps", "batch", "engine", "offload",
+                 "seconds_per_image"}  # fmt: skip
+        _keys_ok(image, known, "image")
+        info = image_model(image["model"])
+        wait = image.get("seconds_per_image")
+        need["image"] = {
+            "model": info["name"],
+            **{k: image.get(k) for k in ("weights", "text_weights", "width", "height", "steps")},
+            "batch": checks.whole(_get(image, "batch", 1), "batch", high=256),
+            "engine": _get(image, "engine", "diffusers"),
+            "offload": _get(image, "offload", "none"),
+            "seconds_per_image": None if not wait else checks.number(wait, "seconds_per_image", high=1e5, unit="s"),
+        }
+        image_seconds(info["name"], "RTX 4090", **_image_args(need["image"]))  # bad input fails here, once
     if finetune is not None:
         known = {"model", "method", "weights", "context", "batch", "rank", "recompute", "optimizer", "targets"}
         _keys_ok(finetune, known, "finetune")
@@ -409,6 +463,10 @@ def _normalise(inference: Any, finetune: Any, pretrain: Any) -> dict[str, Any]:
     return need
 
 
+def _image_args(w: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: w[k] for k in ("weights", "text_weights", "width", "height", "steps", "batch", "engine", "offload")}
+
+
 def _keys_ok(given: Mapping[str, Any], known: set[str], what: str) -> None:
     if not isinstance(given, Mapping):
         raise ValueError(f"{what} must be a dict such as dict(model='Llama-3.1-8B'), not {given!r}")
@@ -434,7 +492,8 @@ def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
     if "inference" in need:
         w = need["inference"]
         out["inference"] = inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"],
-                                            context=w["context"], engine=w["engine"], gpus=count)  # fmt: skip
+                                            context=w["context"], engine=w["engine"], gpus=count,
+                                            cpu_moe=w["cpu_moe"])  # fmt: skip
     if "finetune" in need:
         f = need["finetune"]
         out["finetune"] = finetune_memory(
@@ -479,12 +538,18 @@ def _try_build(
         "price_note": price_note,
         "score": math.nan,
     }
+    offload_gb = sum(m.offloaded_gib for m in memory.values()) * 2**30 / 1e9
+    if "image" in need:  # each GPU runs its own pipeline; what fits depends on the card (offload="auto")
+        memory = {**memory, "image": image_memory(need["image"]["model"], card=card,
+                                                  **{k: v for k, v in _image_args(need["image"]).items()
+                                                     if k != "steps"})}  # fmt: skip
     try:
         system = build_system(card, count, data_scale=data_scale, currency=currency,
-                              gpu_price=None if math.isnan(price) else price)  # fmt: skip
+                              gpu_price=None if math.isnan(price) else price, offload_gb=offload_gb)  # fmt: skip
     except ValueError as err:
         return row | {"status": "not buildable", "why": str(err)}
-    keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "build_price", "platform_priced")
+    keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "ram_price", "build_price",
+            "platform_priced")  # fmt: skip
     row.update({k: system[k] for k in keep})
     if price_note.startswith("server-share"):  # the share already holds the server around the module
         row.update(build_price=price * count, platform_priced=True,
@@ -493,6 +558,7 @@ def _try_build(
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
     row["link"] = default_link(card, gpus=count) if count > 1 else ""
     labels = {
+        "image": "image generation",
         "inference": "inference",
         "finetune": f"{need.get('finetune', {}).get('method', '')} fine-tuning",
         "pretrain": "pre-training",
@@ -508,12 +574,23 @@ def _try_build(
         if "inference" in need:
             w = need["inference"]
             speed = decode_tokens_per_s(w["model"], card, weights=w["weights"], batch=w["users"],
-                                        context=w["context"], gpus=count, engine=w["engine"], kv=w["kv"])  # fmt: skip
+                                        context=w["context"], gpus=count, engine=w["engine"], kv=w["kv"],
+                                        cpu_moe=w["cpu_moe"],
+                                        ram_gbs=system["ram_gbs"] if w["cpu_moe"] else None)  # fmt: skip
             row["tokens_per_s_per_user"] = speed / w["users"]
             row["score"] = speed
             if w["tokens_per_s"] and speed / w["users"] < w["tokens_per_s"]:
                 text = f"too slow: {speed / w['users']:.1f} tokens/s per user, {w['tokens_per_s']:g} needed"
                 problems.append(("too slow", text))
+        if "image" in need:
+            w = need["image"]
+            run = image_seconds(w["model"], card, **_image_args(w))
+            row["seconds_per_image"] = run["per_image_s"]
+            row["images_per_hour"] = count * 3600 / run["per_image_s"]
+            row["score"] = row["images_per_hour"] if math.isnan(row["score"]) else row["score"]
+            if w["seconds_per_image"] and run["per_image_s"] > w["seconds_per_image"]:
+                problems.append(("too slow", f"too slow: {run['per_image_s']:.1f} s per image, "
+                                             f"{w['seconds_per_image']:g} s needed"))  # fmt: skip
         if "pretrain" in need:
             p = need["pretrain"]
             days = training_time(p["model"], card, tokens=p["tokens"], gpus=count, precision=precision,
@@ -549,6 +626,12 @@ def _why(card: GPU, count: int, row: Mapping[str, Any], need: Mapping[str, Any],
         parts.append(f"{row['tokens_per_s_per_user']:.0f} tokens/s per user")
     if "days" in row:
         parts.append(f"{row['days']:,.1f} days of pre-training")
+    if "images_per_hour" in row and not math.isnan(row.get("images_per_hour", math.nan)):
+        parts.append(f"{row['seconds_per_image']:.1f} s per image, {row['images_per_hour']:,.0f} images per hour")
+    if row.get("ram_price"):
+        parts.append(
+            f"{row['ram_gb']:,.0f} GB of RAM ({row['ram_price']:,.0f} {currency} of it for weights in CPU memory)"
+        )
     price = (
         f"{row['build_price']:,.0f} {currency}"
         if row["platform_priced"]

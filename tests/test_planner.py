@@ -174,3 +174,46 @@ def test_planner_converts_usd_prices_and_says_so():
                                                              "currency": "USD", "amount": 1000.0,
                                                              "kind": "street-new"}]))  # fmt: skip
     assert none.builds.empty and (none.failed["status"] == "no price").all()
+
+
+def test_image_need_ranks_builds_by_price_and_checks_the_wait():
+    plan = hg.recommend(image=dict(model="SDXL 1.0 base", steps=30, seconds_per_image=10), budget=60_000,
+                        gpu_counts=(1, 2))  # fmt: skip
+    assert len(plan.builds) > 0
+    best = plan.builds.iloc[0]
+    run = hg.image_seconds("SDXL 1.0 base", best["gpu"], steps=30)
+    assert best["seconds_per_image"] == pytest.approx(run["per_image_s"])
+    assert best["images_per_hour"] == pytest.approx(best["gpus"] * 3600 / run["per_image_s"])
+    assert (plan.builds["seconds_per_image"] <= 10).all()
+    slow = plan.failed[plan.failed["status"] == "too slow"]
+    assert len(slow) and slow["why"].str.contains("s per image").all()
+    with pytest.raises(ValueError, match="multiples of 16"):
+        hg.recommend(image=dict(model="sdxl", width=1000))
+    with pytest.raises(LookupError, match="image model"):
+        hg.recommend(image=dict(model="sdx1"))
+
+
+def test_experts_in_cpu_memory_get_priced_ram_and_a_platform_that_takes_it():
+    need = dict(model="DeepSeek-R1", weights="Q4_K_M", context=8192, cpu_moe="all", engine="llama.cpp")
+    plan = hg.recommend(inference=need, cards=["RTX 4090"], gpu_counts=(1,))
+    build = plan.builds.iloc[0]
+    mem = hg.inference_memory("DeepSeek-R1", weights="Q4_K_M", context=8192, cpu_moe="all", engine="llama.cpp")
+    experts_gb = mem.offloaded_gib * 2**30 / 1e9
+    # a desktop CPU takes at most 128-192 GB (Intel ARK), so the build moves to a workstation
+    assert build["platform"] == "workstation" and build["ram_gb"] >= 64 + experts_gb
+    per_gb = hg.catalog.ram_price_per_gb("ddr5-rdimm")["per_gb"]
+    assert build["ram_price"] == pytest.approx((build["ram_gb"] - 64) * per_gb)
+    system = hg.build_system("RTX 4090", 1, offload_gb=experts_gb, gpu_price=10_000)
+    speed = hg.decode_tokens_per_s("DeepSeek-R1", "RTX 4090", weights="Q4_K_M", context=8192, cpu_moe="all",
+                                   engine="llama.cpp", ram_gbs=system["ram_gbs"])  # fmt: skip
+    assert build["tokens_per_s_per_user"] == pytest.approx(speed)
+    assert system["ram_gbs"] == hg.ram_bandwidth_gbs("Intel Xeon w5-2455X")
+
+
+def test_ram_price_per_gb_uses_the_newest_prices():
+    desktop = hg.catalog.ram_price_per_gb("ddr5-udimm")
+    assert desktop["currency"] == "CNY" and desktop["date"] == "2026-08" and 50 < desktop["per_gb"] < 150
+    server = hg.catalog.ram_price_per_gb("ddr5-rdimm", currency="USD")
+    assert server["date"] == "2026-02" and server["per_gb"] == pytest.approx(2200 / 64)  # CFM spot, 64 GB RDIMM
+    with pytest.raises(ValueError, match="kind="):
+        hg.catalog.ram_price_per_gb("ddr6")
