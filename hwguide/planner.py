@@ -538,7 +538,9 @@ def _try_build(
         "price_note": price_note,
         "score": math.nan,
     }
-    offload_gb = sum(m.offloaded_gib for m in memory.values()) * 2**30 / 1e9
+    # MoE experts kept in CPU memory need RAM of their own; small host-side tensors (llama.cpp's token
+    # embeddings) fit in the platform's own RAM
+    offload_gb = sum(m.offloaded.get("experts", 0) for m in memory.values()) / 1e9
     if "image" in need:  # each GPU runs its own pipeline; what fits depends on the card (offload="auto")
         memory = {**memory, "image": image_memory(need["image"]["model"], card=card,
                                                   **{k: v for k, v in _image_args(need["image"]).items()
