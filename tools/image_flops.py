@@ -167,7 +167,8 @@ def main(argv: list[str]) -> int:
         else:
             f, params = text_encoder(row["config_file"], int(row["text_tokens"]))
             a, b, c, err = f, 0.0, 0.0, 0.0
-        table.loc[i, ["gflops_const", "gflops_per_mp", "gflops_per_mp2"]] = [round(a / 1e9, 2), round(b / 1e9, 2), round(c / 1e9, 2)]
+        coefficients = [round(a / 1e9, 2), round(b / 1e9, 2), round(c / 1e9, 2)]
+        table.loc[i, ["gflops_const", "gflops_per_mp", "gflops_per_mp2"]] = coefficients
         table.loc[i, "params_config"] = params
         print(
             f"{row['model']:<28} {row['component']:<15} params {params:>14,}  "

@@ -123,3 +123,15 @@ def test_bad_input_shows_a_message_not_a_traceback(page):
     assert "Traceback" not in text and "A10G" in text
     _choose(calc, "GPU", "RTX 4090")  # and it recovers
     _expect_text(calc, "decode, all users")
+
+
+def test_image_calculator_follows_model_and_offload(page):
+    calc = _calc(page, "image")
+    _choose(calc, "Model", "FLUX.1-dev")
+    _choose(calc, "Denoiser", "fp8")
+    run = hg.image_seconds("FLUX.1-dev", "RTX 4090", weights="fp8", text_weights="fp16", width=1024, height=1024,
+                           steps=30)  # fmt: skip
+    _expect_text(calc, f"{run['per_image_s']:.2f} s per image")
+    _choose(calc, "Offload", "model")
+    _expect_text(calc, "wait in CPU memory")
+    calc.screenshot(path="/tmp/image_calculator.png")
