@@ -1,4 +1,4 @@
-"""Command line: ``python -m hwguide validate`` and ``python -m hwguide export``.
+"""Command line: ``python -m hwguide validate``, ``python -m hwguide export`` and ``python -m hwguide app``.
 
 Every error, argparse's own included, is one line on stderr (``hwguide: error: ...``) and a
 non-zero exit status (2), never a traceback.
@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--currency", default="CNY", help="CNY or USD (default: CNY)")
     export.add_argument("--as-of", default=None, help="price the value table as of this date (YYYY-MM-DD)")
     export.add_argument("--no-charts", action="store_true", help="leave the charts out of the HTML and PDF")
+    app = sub.add_parser("app", help="serve the calculators to a classroom with Voilà (offline, preheated kernels)")
+    app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
+    app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
+    app.add_argument("--pool", type=int, default=8, help="kernels prepared before anyone asks (default: 8)")
     return parser
 
 
@@ -61,6 +65,14 @@ def _run(argv: list[str] | None) -> int:
         )
         for path in paths:
             print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} kB)")
+    elif args.command == "app":
+        import subprocess
+
+        from .course import ROOT, app_command
+
+        command, env = app_command(port=args.port, ip=args.ip, pool=args.pool)
+        print(f"serving the calculators on http://{args.ip}:{args.port}/ (Ctrl-C stops)")
+        return subprocess.call(command, cwd=ROOT, env=env)
     return 0
 
 

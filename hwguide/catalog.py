@@ -359,6 +359,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "kind": Col(required=True, choices=("column", "value", "phrase")),
         "en": REQ,
         "zh": REQ,
+        "label": Col(),
         "notes": Col(),
     },
     "measurements": {

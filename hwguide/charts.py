@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+from . import checks
 
 __all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "ranking", "roofline"]
 
@@ -14,11 +18,20 @@ SEGMENT_COLORS = {"consumer": "tab:green", "workstation": "tab:orange", "datacen
 ADJUST_ITERATIONS = 60
 
 
-def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True) -> Figure:
+# The cards the course discusses, labelled on the catalog chart; with all 95 named the labels
+# cannot all be kept apart (label="all" names every point anyway).
+LABELLED = ("RTX 3060 12GB", "RTX 4060 Ti 16GB", "RTX 2080 Ti 22GB", "RTX 3090", "RTX 4090", "RTX 5090", "T4", "A10",
+            "L20", "L40S", "RTX 6000 Ada", "RTX PRO 6000 Blackwell", "A100 SXM4 80GB", "H100 SXM", "H20", "H200 SXM",
+            "B200", "MI300X", "Apple M3 Ultra 512GB", "DGX Spark", "Ryzen AI Max+ 395 128GB",
+            "Ascend 910B")  # fmt: skip
+
+
+def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool | str | Sequence[str] = True) -> Figure:
     """Scatter of memory size (GiB) against memory bandwidth (GB/s), one point per GPU, by segment.
 
     Both axes are logarithmic. ``table`` defaults to :func:`hwguide.gpus`; pass a filtered copy
-    to show fewer cards.
+    to show fewer cards. ``label``: True names the cards the course discusses (:data:`LABELLED`),
+    "all" every point, a list of names those cards, False none; adjustText keeps the labels apart.
     """
     from .catalog import gpus
 
@@ -30,11 +43,13 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool = True
         ax.scatter(part["memory_gib"], part["bandwidth_gbs"], s=36, color=color, label=segment)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    if label:  # one label per point: cards with identical figures share it; adjustText keeps them apart
+    if label is not False:  # one label per point: cards with identical figures share it
         from adjustText import adjust_text
 
-        groups = table.groupby(["memory_gib", "bandwidth_gbs"], sort=True)["name"]
-        texts = [ax.text(memory, bandwidth, " / ".join(names), fontsize=6) for (memory, bandwidth), names in groups]
+        wanted = None if label == "all" else set(LABELLED if label is True else checks.names(label, "label"))
+        shown = table if wanted is None else table[table["name"].isin(wanted)]
+        groups = shown.groupby(["memory_gib", "bandwidth_gbs"], sort=True)["name"]
+        texts = [ax.text(memory, bandwidth, " / ".join(names), fontsize=7) for (memory, bandwidth), names in groups]
         # a fixed number of iterations, not adjustText's default time limit: the same figure on every machine
         adjust_text(texts, ax=ax, expand=(1.15, 1.4), iter_lim=ADJUST_ITERATIONS,
                     arrowprops=dict(arrowstyle="-", color="0.6", lw=0.5))  # fmt: skip

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from . import checks
+
 __all__ = ["check_environment", "local_gpus", "setup"]
 
 # Fonts tried in order for figure text; the CJK ones render Chinese labels (显存, 算力) where
@@ -119,3 +121,41 @@ def local_gpus() -> pd.DataFrame:
     finally:
         pynvml.nvmlShutdown()
     return pd.DataFrame(rows, columns=columns)
+
+
+APP_NOTEBOOK = "notebooks/app/calculators.ipynb"
+ROOT = Path(__file__).resolve().parent.parent  # the repository: the course's notebooks sit next to the package
+
+
+def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_after: int = 120,
+                notebook: str = APP_NOTEBOOK) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+    """The command and environment that serve the calculators app to a classroom with Voilà.
+
+    - ``template=hwguide`` (shipped in ``hwguide/jupyter``): Voilà's lab page without its CDN
+      stylesheets, so a page asks nothing of any host but the server;
+    - ``pool`` preheated kernels (``preheat_kernel``): the notebook is run before anyone asks, so a
+      page is served from a ready kernel instead of each load starting and running one while
+      others do the same (on a 2-core machine that is what made concurrent loads stall); the pool
+      refills 45 s after a kernel is taken, so the refill does not compete with a class arriving;
+    - kernels idle for ``cull_after`` seconds with no tab connected are shut down (jupyter-server's
+      kernel culling), so closed tabs free their memory.
+    """
+    import os
+
+    if not (ROOT / notebook).is_file():
+        raise ValueError(f"notebook={notebook!r} is not in {ROOT}: run the app from a clone of the course repository")
+    port = checks.whole(port, "port", low=1, high=65535)
+    pool = checks.whole(pool, "pool", low=0, high=256)
+    cull_after = checks.whole(cull_after, "cull_after", low=10, high=86_400)
+    env = dict(os.environ)
+    templates = str(Path(__file__).resolve().parent / "jupyter")
+    env["JUPYTER_PATH"] = os.pathsep.join(p for p in (templates, env.get("JUPYTER_PATH", "")) if p)
+    command = [
+        sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}", f"--Voila.ip={ip}",
+        "--template=hwguide", "--show_tracebacks=False",
+        f"--MappingKernelManager.cull_idle_timeout={cull_after}", "--MappingKernelManager.cull_interval=15",
+        "--MappingKernelManager.cull_connected=False",
+    ]  # fmt: skip
+    if pool:  # refill the pool a while after a kernel is taken, not during the rush of a class arriving
+        command += ["--preheat_kernel=True", f"--pool_size={pool}", "--VoilaKernelManager.fill_delay=45"]
+    return command, env

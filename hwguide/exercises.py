@@ -134,8 +134,26 @@ def _same_name(given: str, expected: str) -> bool:
     return normalize_name(given) == normalize_name(expected)
 
 
-def check(exercise_id: str, given: Any, *, show: bool = True) -> bool:
-    """Check an answer; prints "Right" or a hint (when ``show``) and returns True or False."""
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """The answer to :func:`check`: true when right; shown in a notebook as its one-line message."""
+
+    ok: bool
+    message: str
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __repr__(self) -> str:
+        return self.message
+
+
+def check(exercise_id: str, given: Any, *, show: bool = True) -> Verdict:
+    """Check an answer: a :class:`Verdict`, true when right, that a notebook shows as "right" or a hint.
+
+    ``show=False`` keeps the message from being printed by a script (a notebook cell shows the
+    returned verdict once, either way).
+    """
     ex = _get(exercise_id)
     expected = ex.solve()
     if isinstance(expected, str):
@@ -147,6 +165,17 @@ def check(exercise_id: str, given: Any, *, show: bool = True) -> bool:
             ok = False
         else:
             ok = abs(value - float(expected)) <= ex.tolerance * abs(float(expected)) + 1e-9
-    if show:
-        print(f"{exercise_id}: right." if ok else f"{exercise_id}: not quite. Hint: {ex.hint}")
-    return ok
+    message = f"{exercise_id}: right." if ok else f"{exercise_id}: not quite. Hint: {ex.hint}"
+    if show and not _in_notebook():
+        print(message)
+    return Verdict(ok, message)
+
+
+def _in_notebook() -> bool:
+    """Whether a notebook kernel runs this: it shows the returned verdict itself."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"

@@ -676,10 +676,9 @@ def _assemble(
         "cuda_context": run.cuda_context_mib * MIB,
     }
     dp = split.dp
-    replicas = {"weights": dp / w_div, "gradients": dp / g_div, "master_weights": dp / o_div,
-                "optimizer_states": dp / o_div}  # fmt: skip
-    parts = {k: per_gpu[k] * model_split * replicas[k] if k in replicas else per_gpu[k] * split.gpus
-             for k in per_gpu}  # fmt: skip
+    # the whole job is every GPU's share added up: one copy of a sharded state, dp copies of a
+    # replicated one, and each GPU's activations and context
+    parts = {k: v * split.gpus for k, v in per_gpu.items()}
     offloaded: dict[str, float] = {}
     offload_parts = {"optimizer": ("master_weights", "optimizer_states"),
                      "optimizer+params": ("master_weights", "optimizer_states", "weights")}  # fmt: skip

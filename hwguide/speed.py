@@ -50,6 +50,7 @@ __all__ = [
     "allreduce_seconds",
     "arithmetic_intensity",
     "break_even_days",
+    "decode_breakdown",
     "decode_tokens_per_s",
     "default_link",
     "peak_flops",
@@ -504,6 +505,33 @@ def decode_tokens_per_s(
     ``--cpu-moe``, KTransformers). This assumes the workload fits: :func:`inference_speed` checks
     the memory first and says so when it does not.
     """
+    parts = decode_breakdown(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
+                             interconnect=interconnect, kv=kv, cpu_moe=cpu_moe, ram_gbs=ram_gbs)  # fmt: skip
+    return parts["tokens_per_s"]
+
+
+def decode_breakdown(
+    model: Model | str,
+    card: str | GPU,
+    *,
+    weights: str = "fp16",
+    batch: int = 1,
+    context: int = 1024,
+    gpus: int = 1,
+    engine: str = "llama.cpp",
+    interconnect: str | None = None,
+    kv: str = "fp16",
+    cpu_moe: int | str = 0,
+    ram_gbs: float | None = None,
+) -> dict[str, Any]:
+    """:func:`decode_tokens_per_s` with its working: the parts of one step in seconds and sentences.
+
+    Returns ``tokens_per_s``, ``step_s`` and its parts ``memory_s`` (bytes read ÷ achieved
+    bandwidth), ``compute_s`` (FLOPs ÷ achieved Tensor rate), ``overhead_s`` (fixed times per step,
+    layer and expert), ``link_s`` (tensor-parallel all-reduces), ``cpu_s`` (experts read from CPU
+    memory), ``bound`` (which of memory or compute is the longer) and ``working`` (the formula with
+    the numbers put in, one sentence per part).
+    """
     m, g, weights, batch, context, tp, _, eng, link = _speed_inputs(  # layer split: stages run one after another
         model, card, weights, batch, context, gpus, engine, interconnect
     )
@@ -515,7 +543,42 @@ def decode_tokens_per_s(
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
                      cpu_layers=cpu_layers, ram_gbs=ram_gbs)  # fmt: skip
-    return float(batch / step_seconds(cost, engine_factors(eng)))
+    f = engine_factors(eng)
+    step = float(step_seconds(cost, f))
+    bw = cost["bandwidth"]
+    memory = ((cost["w_16-bit"] + cost["kv"]) / (bw * f["bw_16bit"]) + cost["w_8-bit"] / (bw * f["bw_8bit"])
+              + cost["w_low-bit"] / (bw * f["bw_lowbit"]))  # fmt: skip
+    compute = float(_compute_seconds(cost, f, "decode_mfu"))
+    overhead = 1e-6 * (f["step_us"] + cost["layers"] * f["layer_us"] + cost["experts"] * f["expert_us"])
+    comm = float(_comm_seconds(cost, f))
+    cpu = cost["w_cpu"] / (cost["ram_bandwidth"] * f["cpu_bw"])
+    read = cost["w_16-bit"] + cost["w_8-bit"] + cost["w_low-bit"]
+    working = [
+        f"Memory: {read / 1e9:.2f} GB of weights + {cost['kv'] / 1e9:.2f} GB of KV cache per step and GPU, "
+        f"read at {g.bandwidth_gbs:,.0f} GB/s × the engine's achieved share ({f['bw_16bit']:.2f} for 16-bit, "
+        f"{f['bw_8bit']:.2f} 8-bit, {f['bw_lowbit']:.2f} low-bit) = {memory * 1e3:.2f} ms.",
+        f"Compute: {cost['flops'] / 1e9:.1f} GFLOP per step at {cost['peak'] / 1e12:.0f} TFLOPS × "
+        f"{f['decode_mfu']:.2f} = {compute * 1e3:.2f} ms.",
+        f"Fixed times: {f['step_us']:.0f} µs per step + {cost['layers']:.0f} layers × {f['layer_us']:.1f} µs"
+        + (f" + {cost['experts']:.0f} expert calls × {f['expert_us']:.1f} µs" if cost["experts"] else "")
+        + f" = {overhead * 1e3:.2f} ms ({eng.name}'s fitted factors, data/engines.csv).",
+    ]
+    if comm:
+        working.append(
+            f"Tensor-parallel all-reduces: {cost['allreduces']:.0f} per step over {link} = {comm * 1e3:.2f} ms."
+        )
+    if cpu:
+        working.append(f"Experts in CPU memory: {cost['w_cpu'] / 1e9:.2f} GB per step at {ram_gbs:g} GB/s × "
+                       f"{f['cpu_bw']:.2f} = {cpu * 1e3:.2f} ms, after the GPU's part.")  # fmt: skip
+    parts = {"GPU memory bandwidth": max(memory, compute) if memory >= compute else 0.0,
+             "compute": compute if compute > memory else 0.0, "fixed overheads": overhead, "the link": comm,
+             "CPU memory bandwidth": cpu}  # fmt: skip
+    bound = max(parts, key=lambda k: parts[k])
+    working.append(f"Step = max(memory, compute) + the rest = {step * 1e3:.2f} ms, most of it {bound}; "
+                   f"{batch} sequence(s) ÷ step = {batch / step:,.1f} tokens/s.")  # fmt: skip
+    return {"tokens_per_s": batch / step, "step_s": step, "memory_s": memory, "compute_s": compute,
+            "overhead_s": overhead, "link_s": comm, "cpu_s": cpu, "bound": bound,
+            "working": tuple(working)}  # fmt: skip
 
 
 def prefill_seconds(

@@ -19,6 +19,7 @@ import hashlib
 import html
 import math
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -407,11 +408,21 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> 
     uid = "hwguide-" + hashlib.sha1(heading.encode("utf-8")).hexdigest()[:8]
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
 
-    def fmt(value: float) -> str:
-        return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{digits}f}"
+    def places(column: object) -> int:
+        # whole numbers (prices, GiB that came out round) without a ".0": 30,000 not 30,000.0
+        values = table[column].dropna()
+        whole = len(values) and bool(((values - values.round()).abs() < 1e-9).all())
+        money = any(word in str(column).lower() for word in ("price", "cny", "usd", "元", "价"))
+        return 0 if whole or money else digits
+
+    def fmt_for(column: object) -> Callable[[float], str]:
+        n = places(column)
+        return lambda value: (
+            "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{n}f}"
+        )
 
     text = [c for c in table.columns if c not in numeric]
-    styler = table.style.set_uuid(uid).hide(axis="index").format(fmt, subset=numeric)
+    styler = table.style.set_uuid(uid).hide(axis="index").format({c: fmt_for(c) for c in numeric})
     styler = styler.format(escape="html", subset=text, na_rep="").format_index(escape="html", axis=1)
     caption = f"<small>{html.escape(str(table.attrs.get('caption', '')))}</small>"
     if title:

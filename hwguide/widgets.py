@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import html
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -22,10 +22,10 @@ import pandas as pd
 from IPython.display import HTML
 
 from . import charts, checks
-from .catalog import engines, gpus, interconnects, lookup_model, models
+from .catalog import engines, gpus, interconnects, lookup_model, models, platform
 from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
 from .planner import recommend
-from .speed import arithmetic_intensity, inference_engines, inference_speed, prefill_seconds
+from .speed import arithmetic_intensity, decode_breakdown, inference_engines, inference_speed, prefill_seconds, roofline
 from .value import compare
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "training_report",
     "vram_calculator",
     "vram_report",
+    "working",
 ]
 
 _STYLE = {"description_width": "9em"}
@@ -67,6 +68,12 @@ def note_message(message: warnings.WarningMessage | Warning | str) -> HTML:
         message = message.message
     text = str(message).splitlines()[0] if str(message) else type(message).__name__
     return HTML(f'<p class="hwguide-note" style="color:#8a5a00"><b>Note:</b> {html.escape(text)}</p>')
+
+
+def working(lines: Iterable[str], title: str = "How this was computed") -> HTML:
+    """A collapsible list of a result's working: the formula with the numbers put in, the assumptions."""
+    items = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines if line)
+    return HTML(f'<details class="hwguide-working"><summary>{html.escape(title)}</summary><ul>{items}</ul></details>')
 
 
 def _outputs(report: Callable[..., Any], kwargs: dict[str, Any]) -> list[Any]:
@@ -118,7 +125,7 @@ def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget],
         control.observe(update, "value")
     update()
     header = widgets.HTML(f"<b>{html.escape(title)}</b>")
-    box = widgets.VBox([header, *controls.values(), out])
+    box = widgets.VBox([header, *(_with_range(c) for c in controls.values()), out])
     box.add_class(f"hwguide-calc-{name}")  # a stable handle for browser tests and custom CSS
 
     def bundle(**kwargs: Any) -> dict[str, Any]:
@@ -131,6 +138,15 @@ def _calculator(report: Callable[..., Any], controls: dict[str, widgets.Widget],
 
     box._repr_mimebundle_ = bundle
     return box
+
+
+def _with_range(control: widgets.Widget) -> widgets.Widget:
+    """A number field with its allowed range beside it: out-of-range input is clamped, and says so."""
+    if not isinstance(control, (widgets.BoundedIntText, widgets.BoundedFloatText)):
+        return control
+    note = widgets.HTML(f"<small style='color:#555'>{control.min:,g} to {control.max:,g}; "
+                        "values outside are clamped</small>")  # fmt: skip
+    return widgets.HBox([control, note])
 
 
 def static_html(title: str, inputs: dict[str, Any], outputs: Sequence[dict[str, Any]]) -> str:
@@ -209,7 +225,7 @@ def vram_report(*, model: str, weights: str, kv: str, batch: int, context: int, 
     if mem.offloaded:
         out += (HTML(f"<p>In CPU memory (RAM): <b>{mem.offloaded_gib:.1f} GiB</b> "
                      f"({html.escape(', '.join(mem.offloaded))}).</p>"),)  # fmt: skip
-    return out
+    return (*out, working(mem.assumptions))
 
 
 def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -232,12 +248,12 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
 
 
 def finetune_report(*, model: str, method: str, rank: int, context: int, batch: int, recompute: str,
-                    card: str, gpus: int = 1) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+                    card: str, gpus: int = 1) -> tuple[HTML, pd.DataFrame, HTML]:  # fmt: skip
     """Fine-tuning memory (full, LoRA, QLoRA), part by part, and whether it fits (ZeRO-3 on several GPUs)."""
     gpus = checks.whole(gpus, "gpus")
     mem = finetune_memory(model, method=method, rank=rank, batch=batch, context=context, recompute=recompute,
                           gpus=gpus, zero=3 if gpus > 1 else 0)  # fmt: skip
-    return _fit_line(mem, card, gpus), _memory_frame(mem)
+    return _fit_line(mem, card, gpus), _memory_frame(mem), working(mem.assumptions)
 
 
 def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -256,11 +272,11 @@ def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> 
 
 
 def training_report(*, model: str, precision: str, optimizer: str, context: int, batch: int, gpus: int, zero: int,
-                    recompute: str, card: str) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+                    recompute: str, card: str) -> tuple[HTML, pd.DataFrame, HTML]:  # fmt: skip
     """Training memory with ZeRO sharding and recomputation, part by part, and whether it fits."""
     mem = training_memory(model, precision=precision, optimizer=optimizer, batch=batch, context=context, gpus=gpus,
                           zero=zero, recompute=recompute)  # fmt: skip
-    return _fit_line(mem, card, gpus), _memory_frame(mem)
+    return _fit_line(mem, card, gpus), _memory_frame(mem), working(mem.assumptions)
 
 
 def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB") -> widgets.VBox:
@@ -287,7 +303,7 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
 
 
 def image_report(*, model: str, card: str, weights: str, text_weights: str, width: int, height: int, steps: int,
-                 batch: int, engine: str, offload: str) -> tuple[HTML, pd.DataFrame]:  # fmt: skip
+                 batch: int, engine: str, offload: str) -> tuple[HTML, pd.DataFrame, HTML]:  # fmt: skip
     """Seconds per image and peak GPU memory for a text-to-image pipeline on one card."""
     from .image import image_memory, image_seconds
 
@@ -310,7 +326,7 @@ def image_report(*, model: str, card: str, weights: str, text_weights: str, widt
         {"part": f"whole call, {batch} image(s) (s)", "value": run["total_s"]},
         *({"part": f"GPU memory: {k} (GiB)", "value": v / 2**30} for k, v in mem.per_gpu.items()),
     ]
-    return line, pd.DataFrame(rows).round(3)
+    return line, pd.DataFrame(rows).round(3), working((*run["assumptions"], *mem.assumptions))
 
 
 def image_calculator(model: str = "SDXL 1.0 base", card: str = "RTX 4090") -> widgets.VBox:
@@ -336,7 +352,7 @@ def image_calculator(model: str = "SDXL 1.0 base", card: str = "RTX 4090") -> wi
 
 
 def speed_report(*, model: str, card: str, weights: str, batch: int, context: int, gpus: int, engine: str,
-                 cpu_moe: int | str = 0, ram_gbs: float = 89.6) -> tuple[HTML, pd.DataFrame] | HTML:  # fmt: skip
+                 cpu_moe: int | str = 0, ram_gbs: float = 89.6) -> tuple[HTML, pd.DataFrame, HTML] | HTML:  # fmt: skip
     """Whether the workload fits, and if it does: decode speed (all users, per user) and time to first token.
 
     A workload that does not fit gets the verdict and no speed (:func:`hwguide.inference_speed`).
@@ -357,7 +373,9 @@ def speed_report(*, model: str, card: str, weights: str, batch: int, context: in
              "prefill, a lower bound." if cpu_moe else "")  # fmt: skip
     line = HTML(f"<p><b>Fits</b>: {speed.per_gpu_gib:.1f} of {speed.card_gib:g} GiB per GPU on {speed.gpus} × "
                 f"{html.escape(str(card))}.{moved}</p>")  # fmt: skip
-    return line, pd.DataFrame(rows).round(3)
+    parts = decode_breakdown(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
+                             cpu_moe=cpu_moe, ram_gbs=ram_gbs if cpu_moe else None)  # fmt: skip
+    return line, pd.DataFrame(rows).round(3), working(parts["working"])
 
 
 def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -383,11 +401,18 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
     """Roofline explorer: pick cards, a precision and a workload; see which limit binds."""
 
     def report(*, cards: tuple[str, ...], precision: str, model: str, batch: int, context: int) -> Any:
+        if not cards:
+            raise ValueError("cards: choose at least one GPU (Ctrl-click or ⌘-click picks several)")
         marks = {
             f"decode, batch {batch}": arithmetic_intensity(model, "decode", batch=batch, context=context),
             f"prefill {context:,} tokens": arithmetic_intensity(model, "prefill", batch=1, context=context),
         }
-        return charts.roofline(list(cards) or ["RTX 4090"], precision=precision, intensities=marks)
+        lines = [f"Arithmetic intensity (FLOPs per byte of memory traffic): {k} {v:,.1f}." for k, v in marks.items()]
+        for name in cards:
+            top = roofline(name, precision)
+            lines.append(f"{name}: {top['peak_tflops']:,.1f} TFLOPS ÷ {top['bandwidth_gbs']:,.0f} GB/s = ridge at "
+                         f"{top['ridge_flops_per_byte']:,.0f} FLOPs per byte (below it: memory-bound).")  # fmt: skip
+        return charts.roofline(list(cards), precision=precision, intensities=marks), working(lines)
 
     controls = {
         "cards": widgets.SelectMultiple(
@@ -401,12 +426,22 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
     return _calculator(report, controls, "Roofline", "roofline")
 
 
+def _machine_gpus() -> int:
+    """The most GPUs one machine holds (data/platforms.csv, the server row)."""
+    return int(platform("server")["max_gpus"])
+
+
 def interconnect_report(*, model: str, gpus: int) -> pd.DataFrame:
     """Time to all-reduce one set of 16-bit gradients of ``model`` over ``gpus`` (at least 2) GPUs, per link."""
     from .architecture import param_count
     from .speed import allreduce_seconds
 
     gpus = checks.whole(gpus, "gpus", low=2)
+    most = _machine_gpus()
+    if gpus > most:
+        raise ValueError(f"gpus={gpus}: the links in data/interconnects.csv join the GPUs of one machine (at most "
+                         f"{most}); across machines the gradients cross InfiniBand or RoCE, which the data "
+                         f"does not have yet")  # fmt: skip
     grads = 2 * param_count(lookup_model(model, "model"))
     rows = []
     for name, kind in zip(interconnects()["name"], interconnects()["kind"]):
@@ -420,7 +455,7 @@ def interconnect_report(*, model: str, gpus: int) -> pd.DataFrame:
 
 def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
     """All-reduce time of a model's gradients over PCIe, NVLink and NVSwitch."""
-    controls = {"model": _dropdown("Model", _model_names(), model), "gpus": _int("GPUs", 8, 2, 1024)}
+    controls = {"model": _dropdown("Model", _model_names(), model), "gpus": _int("GPUs", 8, 2, _machine_gpus())}
     return _calculator(
         interconnect_report,
         controls,
@@ -444,14 +479,32 @@ def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float,
                    currency: str, modded: bool) -> pd.DataFrame:  # fmt: skip
     """The five best builds for an inference (+ optional fine-tuning) need within a budget."""
     finetune = None if method == "none" else dict(model=model, method=method)
+    if budget is not None and budget <= 0:
+        raise ValueError(f"budget={budget:g}: give the whole build's budget, above 0 {currency}")
     plan = recommend(inference=dict(model=model, weights=weights, users=users, tokens_per_s=tokens_per_s or None),
-                     finetune=finetune, budget=budget or None, currency=currency,
+                     finetune=finetune, budget=budget, currency=currency,
                      cards=None if checks.flag(modded, "modded") else dict(modded=False))  # fmt: skip
     if plan.builds.empty:
-        reasons = plan.failed["status"].value_counts().to_dict()
-        raise ValueError(f"no build meets this need within the budget ({reasons})")
+        raise ValueError(f"no build meets this need: {_failure_summary(plan.failed)}")
     columns = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
     return plan.builds[columns].head(5).round(1)
+
+
+def _failure_summary(failed: pd.DataFrame) -> str:
+    """Why no build meets a need, in words: the reasons counted, and the example closest to success.
+
+    Builds that only fail on price come first (the budget is the binding limit), then speed, then
+    memory; the price-less and unsupported cards are counted but never blamed.
+    """
+    counts = failed["status"].value_counts()
+    words = ", ".join(f"{n} {status}" for status, n in counts.items())
+    for status in ("over budget", "too slow", "does not fit", "cannot be estimated", "not buildable"):
+        rows = failed[failed["status"] == status]
+        if len(rows):  # the example closest to success: the least memory per GPU, the lowest price
+            order = [c for c in ("per_gpu_gib", "build_price") if c in rows]
+            first = rows.sort_values(order).iloc[0] if order else rows.iloc[0]
+            return f"{words}; for example {first['gpus']} × {first['gpu']}: {first['why']}"
+    return words
 
 
 def planner_calculator() -> widgets.VBox:

@@ -311,3 +311,16 @@ def test_gemma_3_1b_count_is_exact():
     # Hugging Face's API record for google/gemma-3-1b-it: 999,885,952 parameters (QK norms and
     # Gemma's four norms per block included)
     assert param_count(hg.model("Gemma-3-1B")) == 999_885_952
+
+
+def test_whole_job_counts_one_copy_of_a_sharded_state():
+    # ZeRO-3 over 8 GPUs: each GPU holds 1/8 of the weights, the job one copy (2 bytes × 6.74B)
+    sharded = hg.training_memory("Llama-2-7B", gpus=8, zero=3, context=2048, recompute="full")
+    weights = 2 * hg.param_count("Llama-2-7B")
+    assert sharded.parts["weights"] == pytest.approx(weights, rel=1e-6)
+    assert sharded.per_gpu["weights"] == pytest.approx(weights / 8, rel=1e-6)
+    # without ZeRO every data-parallel GPU holds a full copy
+    replicated = hg.training_memory("Llama-2-7B", gpus=8, zero=0, context=2048, recompute="full")
+    assert replicated.parts["weights"] == pytest.approx(8 * weights, rel=1e-6)
+    many = hg.training_memory("Llama-2-7B", gpus=4096, zero=3, context=2048, recompute="full")
+    assert many.parts["optimizer_states"] == pytest.approx(sharded.parts["optimizer_states"], rel=1e-6)

@@ -1,6 +1,7 @@
 """Calculators (logic and what their output areas show, without a browser) and the exercise checker."""
 
 import pytest
+from ipywidgets import HBox
 
 import hwguide as hg
 from hwguide import exercises
@@ -8,7 +9,9 @@ from hwguide import widgets as w
 
 
 def _controls(box):
-    return {c.description: c for c in box.children if getattr(c, "description", "")}
+    # a number field sits in a row with its allowed range beside it
+    flat = [c.children[0] if isinstance(c, HBox) else c for c in box.children]
+    return {c.description: c for c in flat if getattr(c, "description", "")}
 
 
 def _shown(box):
@@ -25,7 +28,7 @@ def _shown(box):
 
 
 def test_vram_report_matches_the_package():
-    line, frame = w.vram_report(model="Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=4096,
+    line, frame, *_ = w.vram_report(model="Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=4096,
                                 engine="transformers", card="RTX 4090")  # fmt: skip
     mem = hg.inference_memory("Llama-3.1-8B", weights="fp16", kv="fp16", batch=1, context=4096, engine="transformers")
     assert frame.iloc[-1]["GiB per GPU"] == round(mem.per_gpu_gib, 2)
@@ -35,27 +38,27 @@ def test_vram_report_matches_the_package():
 
 
 def test_finetune_and_training_reports_give_the_real_verdict():
-    line, frame = w.finetune_report(model="Llama-3.1-8B", method="qlora", rank=16, context=2048, batch=1,
+    line, frame, *_ = w.finetune_report(model="Llama-3.1-8B", method="qlora", rank=16, context=2048, batch=1,
                                     recompute="full", card="RTX 4090")  # fmt: skip
     expected = hg.finetune_memory("Llama-3.1-8B", method="qlora", rank=16, context=2048, recompute="full")
     assert frame.iloc[-1]["GiB per GPU"] == round(expected.per_gpu_gib, 2)
     assert "fits on 1 × RTX 4090" in line.data and "does not fit" not in line.data
-    line, _ = w.finetune_report(model="Llama-2-70B", method="full", rank=16, context=2048, batch=1,
+    line, *_ = w.finetune_report(model="Llama-2-70B", method="full", rank=16, context=2048, batch=1,
                                 recompute="full", card="RTX 4090")  # fmt: skip
     assert "does not fit on 1 × RTX 4090" in line.data
-    line, frame = w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="adamw", context=2048,
+    line, frame, *_ = w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="adamw", context=2048,
                                     batch=1, gpus=8, zero=3, recompute="full", card="A100 SXM4 80GB")  # fmt: skip
     expected = hg.training_memory("Llama-2-7B", precision="bf16-mixed", optimizer="adamw", batch=1, context=2048,
                                   gpus=8, zero=3, recompute="full")  # fmt: skip
     assert frame.iloc[-1]["GiB per GPU"] == round(expected.per_gpu_gib, 2)
     assert "fits on 8 × A100 SXM4 80GB" in line.data and "does not fit" not in line.data
-    line, _ = w.training_report(model="Llama-2-70B", precision="bf16-mixed", optimizer="adamw", context=2048,
+    line, *_ = w.training_report(model="Llama-2-70B", precision="bf16-mixed", optimizer="adamw", context=2048,
                                 batch=1, gpus=1, zero=0, recompute="none", card="A100 SXM4 80GB")  # fmt: skip
     assert "does not fit on 1 × A100 SXM4 80GB" in line.data
 
 
 def test_speed_and_interconnect_reports():
-    line, frame = w.speed_report(model="Llama-2-7B", card="RTX 3090", weights="Q4_0", batch=1, context=128, gpus=1,
+    line, frame, *_ = w.speed_report(model="Llama-2-7B", card="RTX 3090", weights="Q4_0", batch=1, context=128, gpus=1,
                                  engine="llama.cpp")  # fmt: skip
     assert "Fits" in line.data
     assert frame.iloc[0]["value"] == pytest.approx(
@@ -172,11 +175,11 @@ def test_a_saved_calculator_carries_a_static_view_of_its_result():
 
 
 def test_calculators_take_experts_in_cpu_memory():
-    line, frame, ram = w.vram_report(model="DeepSeek-R1", weights="Q4_K_M", kv="fp16", batch=1, context=4096,
+    line, frame, ram, *_ = w.vram_report(model="DeepSeek-R1", weights="Q4_K_M", kv="fp16", batch=1, context=4096,
                                      engine="llama.cpp", card="RTX 4090", cpu_moe="all")  # fmt: skip
     mem = hg.inference_memory("DeepSeek-R1", weights="Q4_K_M", context=4096, engine="llama.cpp", cpu_moe="all")
     assert f"{mem.per_gpu_gib:.2f} GiB per GPU" in line.data and f"{mem.offloaded_gib:.1f} GiB" in ram.data
-    line, table = w.speed_report(model="Qwen3-30B-A3B", card="RTX 4060 Ti 8GB", weights="Q4_K_M", batch=1,
+    line, table, *_ = w.speed_report(model="Qwen3-30B-A3B", card="RTX 4060 Ti 8GB", weights="Q4_K_M", batch=1,
                                  context=2048, gpus=1, engine="llama.cpp", cpu_moe="all", ram_gbs=89.6)  # fmt: skip
     expected = hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4060 Ti 8GB", weights="Q4_K_M", context=2048,
                                       cpu_moe="all", ram_gbs=89.6)  # fmt: skip
@@ -185,7 +188,7 @@ def test_calculators_take_experts_in_cpu_memory():
 
 
 def test_image_report_and_calculator():
-    line, frame = w.image_report(model="SDXL 1.0 base", card="RTX 4090", weights="fp16", text_weights="fp16",
+    line, frame, *_ = w.image_report(model="SDXL 1.0 base", card="RTX 4090", weights="fp16", text_weights="fp16",
                                  width=1024, height=1024, steps=30, batch=1, engine="diffusers",
                                  offload="none")  # fmt: skip
     run = hg.image_seconds("sdxl", "RTX 4090", steps=30)
@@ -196,3 +199,44 @@ def test_image_report_and_calculator():
     shown = _shown(box)
     assert any("multiples of 16" in text for _, text in shown)
     assert not any("Traceback" in text for _, text in shown)
+
+
+def test_answers_that_used_to_mislead():
+    # a zero or negative budget is refused, as the API refuses it, not read as "no budget"
+    for budget in (0, -100):
+        with pytest.raises(ValueError, match="budget="):
+            w.planner_report(model="Qwen2.5-14B", weights="Q4_K_M", users=5, tokens_per_s=10, method="none",
+                             budget=budget, currency="CNY", modded=True)  # fmt: skip
+    # no build: the reasons in words, and the example blames memory when memory is the cause
+    with pytest.raises(ValueError) as err:
+        w.planner_report(model="Llama-3.1-405B", weights="fp16", users=1, tokens_per_s=0, method="full",
+                         budget=1e9, currency="CNY", modded=True)  # fmt: skip
+    text = str(err.value)
+    assert "{" not in text and "does not fit" in text and "needs" in text
+    box = w.roofline_calculator()
+    _controls(box)["GPUs"].value = ()
+    assert "choose at least one GPU" in _shown(box)[0][1]
+    with pytest.raises(ValueError, match="one machine"):
+        w.interconnect_report(model="Llama-2-7B", gpus=1024)
+    box = w.speed_calculator()
+    ranges = [c.children[1].value for c in box.children if isinstance(c, HBox)]
+    assert any("1 to 4,096; values outside are clamped" in r for r in ranges)
+
+
+def test_every_calculator_shows_its_working():
+    for make in (w.vram_calculator, w.finetune_calculator, w.training_calculator, w.speed_calculator,
+                 w.image_calculator, w.roofline_calculator):  # fmt: skip
+        shown = _shown(make())
+        assert any("How this was computed" in text for _, text in shown), make.__name__
+    parts = hg.speed.decode_breakdown("Llama-3.1-8B", "RTX 4090", weights="Q4_K_M", engine="llama.cpp")
+    assert parts["tokens_per_s"] == pytest.approx(
+        hg.decode_tokens_per_s("Llama-3.1-8B", "RTX 4090", weights="Q4_K_M", engine="llama.cpp"))  # fmt: skip
+    assert parts["bound"] in ("GPU memory bandwidth", "fixed overheads")
+    assert any("GB/s" in line for line in parts["working"])
+
+
+def test_exercise_check_returns_one_verdict():
+    right = exercises.check("02.2", "a100-sxm4-80gb", show=False)
+    assert right and repr(right) == "02.2: right."
+    wrong = exercises.check("02.2", "RTX 3090", show=False)
+    assert not wrong and "Hint" in repr(wrong)

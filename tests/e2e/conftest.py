@@ -42,12 +42,13 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(command: list[str], port: int, ready_path: str = "/", timeout: float = 90) -> Iterator[str]:
+def serve(command: list[str], port: int, ready_path: str = "/", timeout: float = 90,
+          env: dict[str, str] | None = None) -> Iterator[str]:  # fmt: skip
     """Run a server until the block ends, whatever happens; yield its base URL once it answers."""
     import urllib.request
 
     log = open(os.devnull, "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -86,17 +87,27 @@ def browser():
         browser.close()
 
 
-def _stay_offline(route) -> None:
-    """Answer every request that leaves this machine with a network error at once.
+# Every request a page made to another host, for the offline test (tests/e2e/test_offline.py).
+EXTERNAL: list[str] = []
 
-    Voilà's page template asks a CDN for Font Awesome; on an offline machine whose DNS hangs
-    instead of failing, that request holds up the page's load event past any timeout. The kit
-    is offline-first, so the tests run as an offline classroom would: nothing leaves 127.0.0.1.
+
+def _stay_offline(route) -> None:
+    """Answer every request that leaves this machine with a network error at once, and note it.
+
+    The kit is offline-first, so the tests run as an offline classroom would: nothing leaves
+    127.0.0.1 (Voilà's own lab template asks a CDN for Font Awesome; the app's template does not).
     """
-    if route.request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1")):
+    if route.request.url.startswith(("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:")):
         route.continue_()
     else:
+        EXTERNAL.append(route.request.url)
         route.abort("internetdisconnected")
+
+
+@pytest.fixture(scope="session")
+def external_requests() -> list[str]:
+    """Every request a page of this session made to another host (each was refused)."""
+    return EXTERNAL
 
 
 @pytest.fixture(scope="session")
@@ -114,10 +125,11 @@ def new_page(browser):
 @pytest.fixture(scope="session")
 def voila_url() -> Iterator[str]:
     pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
+    from hwguide.course import app_command
+
     port = _free_port()
-    command = [sys.executable, "-m", "voila", "notebooks/app/calculators.ipynb", "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--show_tracebacks=False"]  # fmt: skip
-    with serve(command, port, "/") as url:
+    command, env = app_command(port=port, ip="127.0.0.1", pool=1)  # what `python -m hwguide app` serves
+    with serve(command, port, "/", env=env) as url:
         yield url
 
 
@@ -131,10 +143,15 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # import the kit once first: in a fresh environment the kernel's first import also compiles
     # pandas' and matplotlib's bytecode, which on a small machine outlasted the test's patience
     subprocess.run([sys.executable, "-c", "import hwguide, hwguide.widgets, hwguide.charts"], check=True, timeout=300)
+    # JupyterLab writes its settings and workspaces into the home folder: point them at the temporary
+    # folder, so a test run never leaves an extra tab for the user's next `jupyter lab`
+    env = dict(os.environ)
+    env["JUPYTERLAB_SETTINGS_DIR"] = str(root.parent / "lab-settings")
+    env["JUPYTERLAB_WORKSPACES_DIR"] = str(root.parent / "lab-workspaces")
     port = _free_port()
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", "--LabApp.news_url=",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                f"--ServerApp.root_dir={root}"]  # fmt: skip
-    with serve(command, port, "/api/status") as url:
+    with serve(command, port, "/api/status", env=env) as url:
         yield url
