@@ -394,3 +394,51 @@ def export_guide(
         raise _cannot_write(folder, err) from None
     tables = guide_tables(lang, currency=currency, as_of=day)
     return export_tables(tables, out, formats=formats, lang=lang, currency=currency, charts=charts)
+
+
+# $$display$$ first, then $inline$ (not a $ inside a word or a price such as "$1,599")
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE_MATH = re.compile(r"(?<![\\$\w])\$(?!\s)([^$\n]+?)(?<!\s)\$(?![\w$])")
+
+
+def _mathml(markdown: str) -> str:
+    """A markdown cell with its TeX formulas as MathML, which browsers draw without MathJax."""
+    from latex2mathml.converter import convert
+
+    def display(match: re.Match[str]) -> str:
+        return "\n\n" + convert(match.group(1).strip(), display="block") + "\n\n"
+
+    def inline(match: re.Match[str]) -> str:
+        return convert(match.group(1).strip())
+
+    return _INLINE_MATH.sub(inline, _DISPLAY_MATH.sub(display, markdown))
+
+
+def notebook_html(notebook: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    """Write a course notebook as one offline HTML page and return its path.
+
+    Unlike ``jupyter nbconvert --to html``, the page asks no other host: no require.js, MathJax or
+    mermaid from a CDN (the ``hwguide`` template in ``hwguide/jupyter/nbconvert``), formulas turned
+    into MathML, and each calculator shown by the static view saved with it. ``out`` defaults to
+    the notebook's name with ``.html`` in the current folder.
+    """
+    import nbformat
+    from nbconvert import HTMLExporter
+
+    src = Path(notebook)
+    if src.suffix != ".ipynb" or not src.is_file():
+        raise ValueError(f"notebook={str(notebook)!r} is not a notebook file (.ipynb) that exists")
+    target = Path(out) if out is not None else Path(src.with_suffix(".html").name)
+    nb = nbformat.read(src, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _mathml(cell.source)
+    nb.metadata.pop("widgets", None)  # the live widget state: the static views stand in for it
+    templates = str(Path(__file__).resolve().parent / "jupyter" / "nbconvert" / "templates")
+    exporter = HTMLExporter(template_name="hwguide", extra_template_basedirs=[templates])
+    body, _ = exporter.from_notebook_node(nb)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    partial.write_text(body, encoding="utf-8")
+    partial.replace(target)  # all or nothing
+    return target

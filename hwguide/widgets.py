@@ -431,7 +431,7 @@ def _machine_gpus() -> int:
     return int(platform("server")["max_gpus"])
 
 
-def interconnect_report(*, model: str, gpus: int) -> pd.DataFrame:
+def interconnect_report(*, model: str, gpus: int) -> tuple[pd.DataFrame, HTML]:
     """Time to all-reduce one set of 16-bit gradients of ``model`` over ``gpus`` (at least 2) GPUs, per link."""
     from .architecture import param_count
     from .speed import allreduce_seconds
@@ -450,7 +450,15 @@ def interconnect_report(*, model: str, gpus: int) -> pd.DataFrame:
         rows.append({"link": name, "kind": kind, "seconds": allreduce_seconds(grads, gpus=gpus, link=name)})
     frame = pd.DataFrame(rows).sort_values("seconds")
     frame["gradients_gib"] = grads / GIB
-    return frame.round(3)
+    engine = engines().set_index("engine").loc["vllm"]
+    lines = [
+        f"Gradients: 2 bytes × {grads / 2:,.0f} parameters = {grads / 1e9:.2f} GB.",
+        f"Ring all-reduce: 2 × ({gpus} − 1) / {gpus} × bytes ÷ (the link's per-direction GB/s × "
+        f"{engine['allreduce_efficiency']:.2f}) + {engine['allreduce_latency_us']:.1f} µs (vLLM's fitted factors, "
+        "data/engines.csv).",
+        "Per-direction rates of each link: data/interconnects.csv (PCIe, NVLink bridges, NVLink, NVSwitch).",
+    ]
+    return frame.round(3), working(lines)
 
 
 def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
@@ -476,18 +484,18 @@ def compare_calculator(a: str = "RTX 3090", b: str = "RTX 4090") -> widgets.VBox
 
 
 def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
-                   currency: str, modded: bool) -> pd.DataFrame:  # fmt: skip
+                   currency: str, modded: bool) -> tuple[pd.DataFrame, HTML]:  # fmt: skip
     """The five best builds for an inference (+ optional fine-tuning) need within a budget."""
     finetune = None if method == "none" else dict(model=model, method=method)
-    if budget is not None and budget <= 0:
-        raise ValueError(f"budget={budget:g}: give the whole build's budget, above 0 {currency}")
+    if budget is not None:  # 0 is not "no budget": the API refuses it, so the calculator does too
+        budget = checks.number(budget, "budget", open_low=True, high=1e12, unit=currency)
     plan = recommend(inference=dict(model=model, weights=weights, users=users, tokens_per_s=tokens_per_s or None),
                      finetune=finetune, budget=budget, currency=currency,
                      cards=None if checks.flag(modded, "modded") else dict(modded=False))  # fmt: skip
     if plan.builds.empty:
         raise ValueError(f"no build meets this need: {_failure_summary(plan.failed)}")
     columns = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
-    return plan.builds[columns].head(5).round(1)
+    return plan.builds[columns].head(5).round(1), working(plan.assumptions)
 
 
 def _failure_summary(failed: pd.DataFrame) -> str:

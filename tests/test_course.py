@@ -19,6 +19,9 @@ def test_memory_vs_bandwidth_chart_labels_units():
     fig = hg.charts.memory_vs_bandwidth()
     (ax,) = fig.axes
     assert "GiB" in ax.get_xlabel() and "GB/s" in ax.get_ylabel()
-    labels = " ".join(t.get_text() for t in ax.texts)
-    assert "A100 SXM4 80GB / A800 SXM4 80GB" in labels  # identical figures share a label
+    labels = [t.get_text() for t in ax.texts]
+    assert "RTX 4090" in labels and "A800 SXM4 80GB" not in " ".join(labels)  # the cards the course discusses
+    assert len(labels) == len(set(labels)) <= len(hg.charts.LABELLED)
+    every = " ".join(t.get_text() for t in hg.charts.memory_vs_bandwidth(label="all").axes[0].texts)
+    assert "A100 SXM4 80GB / A800 SXM4 80GB" in every  # identical figures share a label
     assert len(ax.collections) == 3  # consumer, workstation, datacenter

@@ -364,3 +364,17 @@ def test_guide_tables_and_style_table_check_their_arguments(tables):
         hg.style_table(tables[0], title="no")
     with pytest.raises(ValueError, match="table"):
         hg.style_table("not a table")
+
+
+def test_a_notebook_as_one_offline_html_page(tmp_path):
+    from hwguide.export import _mathml, notebook_html
+
+    path = notebook_html("notebooks/03_vram_math.ipynb", tmp_path / "03.html")
+    page = path.read_text(encoding="utf-8")
+    assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', page)  # nothing from another host
+    assert "<math" in page and "$$" not in page  # formulas drawn as MathML, no MathJax needed
+    assert "hwguide-static" in page  # the calculators' saved results, not a widget repr
+    assert "VBox(children" not in page
+    assert "<math" in _mathml("bits $b = 4 + 8/32$") and _mathml("costs $1,599 and $1,999") == "costs $1,599 and $1,999"
+    with pytest.raises(ValueError, match="notebook="):
+        notebook_html(tmp_path / "missing.ipynb")

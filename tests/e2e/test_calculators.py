@@ -111,7 +111,7 @@ def test_compare_and_planner_calculators(page):
         budget=20000,
         currency="CNY",
         modded=True,
-    ).iloc[0]["gpu"]
+    )[0].iloc[0]["gpu"]
     _expect_text(planner, best)
 
 
