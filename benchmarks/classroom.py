@@ -30,8 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 from hwguide.course import app_command  # noqa: E402
 
-READY = ".hwguide-calc-planner .hwguide-output"  # the last calculator on the page
-CALCULATORS = 9
+
+def _calculators(notebook: Path) -> int:
+    """How many calculators the notebook shows: its cells that call hg.widgets.…()."""
+    import nbformat
+
+    cells = nbformat.read(notebook, as_version=4).cells
+    return sum(1 for c in cells if c.cell_type == "code" and "hg.widgets." in c.source)
 
 
 def _free_port() -> int:
@@ -52,7 +57,7 @@ def _kernels() -> list[int]:
     return out
 
 
-async def _session(browser, url: str, start: asyncio.Event, external: list[str]) -> dict:
+async def _session(browser, url: str, start: asyncio.Event, external: list[str], expect: int) -> dict:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
 
     async def route(r):
@@ -68,23 +73,24 @@ async def _session(browser, url: str, start: asyncio.Event, external: list[str])
     t0 = time.perf_counter()
     try:
         await page.goto(url, timeout=120_000)
-        await page.wait_for_selector(READY, timeout=120_000)
+        await page.wait_for_function(f"document.querySelectorAll('.hwguide-output').length >= {expect}",
+                                     timeout=120_000)  # fmt: skip
         shown = await page.locator(".hwguide-output").count()
-        result = {"seconds": time.perf_counter() - t0, "calculators": shown, "ok": shown >= CALCULATORS}
+        result = {"seconds": time.perf_counter() - t0, "calculators": shown, "ok": shown >= expect}
     except Exception as err:  # a stalled page: report it, do not stop the others
         result = {"seconds": time.perf_counter() - t0, "calculators": 0, "ok": False, "error": type(err).__name__}
     result["context"] = context
     return result
 
 
-async def _run(url: str, sessions: int) -> tuple[list[dict], list[str]]:
+async def _run(url: str, sessions: int, expect: int) -> tuple[list[dict], list[str]]:
     from playwright.async_api import async_playwright
 
     external: list[str] = []
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=shutil.which("chromium") or None)
         start = asyncio.Event()
-        tasks = [asyncio.create_task(_session(browser, url, start, external)) for _ in range(sessions)]
+        tasks = [asyncio.create_task(_session(browser, url, start, external, expect)) for _ in range(sessions)]
         await asyncio.sleep(1)
         start.set()
         results = await asyncio.gather(*tasks)
@@ -99,13 +105,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--plain", action="store_true", help="plain voila with its defaults")
     parser.add_argument("--pool", type=int, default=None, help="preheated kernels (default: one per session)")
+    parser.add_argument("--notebook", default="notebooks/app/calculators.ipynb", help="the page to serve")
     parser.add_argument("--wait-free", type=float, default=90, help="seconds to wait for closed tabs' kernels")
     args = parser.parse_args(argv)
     port = _free_port()
     pool = args.sessions if args.pool is None else args.pool
-    command, env = app_command(port=port, ip="127.0.0.1", pool=pool)
+    command, env = app_command(port=port, ip="127.0.0.1", pool=pool, notebook=args.notebook)
+    expect = _calculators(ROOT / args.notebook)
     if args.plain:
-        command = [sys.executable, "-m", "voila", "notebooks/app/calculators.ipynb", "--no-browser",
+        command = [sys.executable, "-m", "voila", args.notebook, "--no-browser",
                    f"--port={port}", "--Voila.ip=127.0.0.1"]  # fmt: skip
     before = len(_kernels())
     server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -126,12 +134,12 @@ def main(argv: list[str] | None = None) -> int:
             while time.monotonic() - t0 < 900 and psutil.cpu_percent(interval=3) > 10:
                 pass  # the kernels are still running the notebook
             print(f"pool of {pool} preheated kernels ready after {time.monotonic() - t0:.0f} s")
-        results, external = asyncio.run(_run(url, args.sessions))
+        results, external = asyncio.run(_run(url, args.sessions, expect))
         rss = _kernels()
         times = sorted(r["seconds"] for r in results)
         ok = sum(r["ok"] for r in results)
         print(f"{args.sessions} sessions ({'plain voila' if args.plain else 'python -m hwguide app'}): "
-              f"{ok} showed all {CALCULATORS} calculators")  # fmt: skip
+              f"{ok} showed all {expect} calculators of {args.notebook}")  # fmt: skip
         print(f"time to full render: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s")
         if rss:
             print(f"kernels alive with the tabs open: {len(rss) - before}, RSS median "

@@ -127,8 +127,12 @@ def voila_url() -> Iterator[str]:
     pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
     from hwguide.course import app_command
 
+    # import the kit once first (a fresh environment's first import compiles pandas' bytecode, which
+    # outlasts the page's patience), and serve the app's template and settings without the preheated
+    # pool: each test page load runs its own kernel, and a reload never waits for a refill
+    subprocess.run([sys.executable, "-c", "import hwguide, hwguide.widgets, hwguide.charts"], check=True, timeout=300)
     port = _free_port()
-    command, env = app_command(port=port, ip="127.0.0.1", pool=1)  # what `python -m hwguide app` serves
+    command, env = app_command(port=port, ip="127.0.0.1", pool=0)  # `python -m hwguide app --pool 0`
     with serve(command, port, "/", env=env) as url:
         yield url
 
