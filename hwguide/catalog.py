@@ -272,7 +272,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
     },
     "interconnects": {
         "name": REQ,
-        "kind": Col(required=True, choices=("pcie", "nvlink", "nvswitch")),
+        "kind": Col(required=True, choices=("pcie", "nvlink", "nvswitch", "network")),
         "per_direction_gbs": Col("float", required=True, positive=True),
         "total_gbs": Col("float", required=True, positive=True),
         "links": POS_INT,
