@@ -45,6 +45,26 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _cpu_seconds(server_pid: int) -> dict[str, float]:
+    """CPU seconds used so far by the server, its kernels and the browsers (user + system)."""
+    import psutil
+
+    out = {"server": 0.0, "kernels": 0.0, "browsers": 0.0}
+    for p in psutil.process_iter(["pid", "cmdline", "cpu_times"]):
+        cmd = " ".join(p.info["cmdline"] or [])
+        times = p.info["cpu_times"]
+        if times is None:
+            continue
+        used = times.user + times.system
+        if p.info["pid"] == server_pid:
+            out["server"] += used
+        elif "ipykernel_launcher" in cmd:
+            out["kernels"] += used
+        elif "chrom" in cmd.lower():
+            out["browsers"] += used
+    return out
+
+
 def _kernels() -> list[int]:
     """RSS in bytes of every ipykernel process on this machine."""
     import psutil
@@ -83,7 +103,7 @@ async def _session(browser, url: str, start: asyncio.Event, external: list[str],
     return result
 
 
-async def _run(url: str, sessions: int, expect: int) -> tuple[list[dict], list[str]]:
+async def _run(url: str, sessions: int, expect: int, server_pid: int) -> tuple[list[dict], list[str], dict]:
     from playwright.async_api import async_playwright
 
     external: list[str] = []
@@ -94,10 +114,11 @@ async def _run(url: str, sessions: int, expect: int) -> tuple[list[dict], list[s
         await asyncio.sleep(1)
         start.set()
         results = await asyncio.gather(*tasks)
+        cpu = _cpu_seconds(server_pid)  # before the browsers close, so that their CPU time counts
         for r in results:
             await r.pop("context").close()
         await browser.close()
-    return results, external
+    return results, external, cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -134,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             while time.monotonic() - t0 < 900 and psutil.cpu_percent(interval=3) > 10:
                 pass  # the kernels are still running the notebook
             print(f"pool of {pool} preheated kernels ready after {time.monotonic() - t0:.0f} s")
-        results, external = asyncio.run(_run(url, args.sessions, expect))
+        cpu_before = _cpu_seconds(server.pid)
+        results, external, cpu_after = asyncio.run(_run(url, args.sessions, expect, server.pid))
         rss = _kernels()
         times = sorted(r["seconds"] for r in results)
         ok = sum(r["ok"] for r in results)
@@ -145,6 +167,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"kernels alive with the tabs open: {len(rss) - before}, RSS median "
                   f"{statistics.median(rss) / 2**20:.0f} MiB each")  # fmt: skip
         print(f"requests to other hosts: {len(external)}")
+        # the browsers' CPU is read while they are still open; the kernels' includes any pool refill
+        print("CPU seconds during the loads: " + ", ".join(f"{k} {cpu_after[k] - cpu_before.get(k, 0):.1f}"
+                                                          for k in cpu_after))  # fmt: skip
         deadline = time.monotonic() + args.wait_free
         while time.monotonic() < deadline and len(_kernels()) > before + (0 if args.plain else pool):
             time.sleep(5)
