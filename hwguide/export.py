@@ -148,7 +148,10 @@ def _html_page(tables: Sequence[pd.DataFrame], lang: str, currency: str, with_ch
     ]
     for i, table in enumerate(tables, 1):
         parts.append(f"<h2>{html.escape(_title(table, i))}</h2>")
-        parts.append(style_table(readable(table, lang), title=False).to_html())
+        shown = readable(table, lang)
+        # a word joiner after each "/" of a header: "GB/s" stays whole when a narrow PDF column wraps
+        shown = shown.rename(columns={c: str(c).replace("/", "/\u2060") for c in shown.columns})
+        parts.append(style_table(shown, title=False).to_html())
     if with_charts:
         parts.append(f"<h2>{html.escape(text['charts'])}</h2>")
         for title, data in _charts(tables, lang, currency):
