@@ -189,8 +189,10 @@ def _md_cell(value: object) -> str:
         value = value.item()
         if isinstance(value, float) and math.isnan(value):
             return ""
-    if isinstance(value, float):
-        return f"{value:.1f}" if math.isfinite(value) else _md_text(value)
+    if isinstance(value, float):  # a whole number without ".0" (a price of 14,000), else one decimal
+        if not math.isfinite(value):
+            return _md_text(value)
+        return f"{value:.0f}" if value == round(value) else f"{value:.1f}"
     if isinstance(value, (bool, int)):
         return str(value)
     return _md_text(value)

@@ -18,6 +18,7 @@ import functools
 import hashlib
 import html
 import math
+import re
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -69,7 +70,7 @@ COUNTS = (1, 2, 4, 8)
 
 
 @functools.cache
-def _translations() -> tuple[dict[str, str], dict[str, str], tuple[tuple[str, str], ...]]:
+def _translations() -> tuple[dict[str, str], dict[str, str], tuple[tuple[Any, str], ...]]:
     """The Chinese for column names, whole cells and phrases inside cells (data/translations.csv).
 
     Phrases keep the file's order, longest / most specific first, since each replaces the text
@@ -77,7 +78,10 @@ def _translations() -> tuple[dict[str, str], dict[str, str], tuple[tuple[str, st
     """
     table = load_table("translations")
     pairs = {kind: list(zip(rows["en"], rows["zh"])) for kind, rows in table.groupby("kind", sort=False)}
-    return dict(pairs.get("column", [])), dict(pairs.get("value", [])), tuple(pairs.get("phrase", []))
+    # patterns (regular expressions, applied before the phrases) reorder what Chinese puts first:
+    # "needs 20.9 GiB per GPU" -> "每卡需要 20.9 GiB", where phrase by phrase would give "需要 20.9 GiB 每卡"
+    patterns = tuple((re.compile(en), zh) for en, zh in pairs.get("pattern", []))
+    return dict(pairs.get("column", [])), dict(pairs.get("value", [])), patterns + tuple(pairs.get("phrase", []))
 
 
 def _zh_text(value: object) -> object:
@@ -87,7 +91,7 @@ def _zh_text(value: object) -> object:
     if value in values:
         return values[value]
     for en, zh in phrases:
-        value = value.replace(en, zh)
+        value = en.sub(zh, value) if isinstance(en, re.Pattern) else value.replace(en, zh)
     return value
 
 

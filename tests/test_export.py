@@ -378,3 +378,13 @@ def test_a_notebook_as_one_offline_html_page(tmp_path):
     assert "<math" in _mathml("bits $b = 4 + 8/32$") and _mathml("costs $1,599 and $1,999") == "costs $1,599 and $1,999"
     with pytest.raises(ValueError, match="notebook="):
         notebook_html(tmp_path / "missing.ipynb")
+
+
+def test_chinese_table_6_reads_as_chinese():
+    # word order by pattern, amounts in 元, the source's CPU notes in Chinese, whole prices without ".0"
+    table6 = hg.guide_tables(lang="zh")[5]
+    text = " ".join(str(v) for v in table6.to_numpy().ravel())
+    assert "每卡需要" in text and "GiB 每卡" not in text
+    assert "（第 12 代）" in text and "芯片组" in text and "CNY" not in text and " 元" in text
+    assert "(12th gen)" not in text and "series)" not in text
+    assert export._md_cell(14000.0) == "14000" and export._md_cell(20.9) == "20.9"
