@@ -393,9 +393,15 @@ def guide_tables(lang: str = "en", *, currency: str = "CNY", as_of: str | _dt.da
             for column in table.columns:
                 if not pd.api.types.is_numeric_dtype(table[column]):
                     table[column] = table[column].map(_zh_text)
-        table.attrs = {"title": title, "caption": caption}
+        table.attrs = {"title": title, "caption": caption, "lang": lang}
         out.append(table)
     return out
+
+
+# What an empty price cell of a guide table means, in each language. Other empty cells stay blank:
+# there an empty figure may mean "not published" or "not supported" (V100 has no BF16), which the
+# table alone cannot tell apart.
+EMPTY = {"en": {"no price": "no price"}, "zh": {"no price": "无价格"}}
 
 
 def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> Styler:
@@ -419,15 +425,23 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> 
         money = any(word in str(column).lower() for word in ("price", "cny", "usd", "元", "价"))
         return 0 if whole or money else digits
 
+    lang = table.attrs.get("lang")  # a guide table says what an empty cell means; another stays blank
+
+    def empty(column: object) -> str:
+        priced = any(word in str(column).lower() for word in ("price", "per_1000", "per 1,000", "价", "每千"))
+        return EMPTY.get(lang, {}).get("no price", "") if priced else ""
+
     def fmt_for(column: object) -> Callable[[float], str]:
-        n = places(column)
+        n, blank = places(column), empty(column)
         return lambda value: (
-            "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{n}f}"
+            blank if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{n}f}"
         )
 
     text = [c for c in table.columns if c not in numeric]
     styler = table.style.set_uuid(uid).hide(axis="index").format({c: fmt_for(c) for c in numeric})
-    styler = styler.format(escape="html", subset=text, na_rep="").format_index(escape="html", axis=1)
+    for column in text:
+        styler = styler.format(escape="html", subset=[column], na_rep=empty(column))
+    styler = styler.format_index(escape="html", axis=1)
     caption = f"<small>{html.escape(str(table.attrs.get('caption', '')))}</small>"
     if title:
         caption = f"<b>{html.escape(heading)}</b><br>{caption}"

@@ -388,3 +388,11 @@ def test_chinese_table_6_reads_as_chinese():
     assert "（第 12 代）" in text and "芯片组" in text and "CNY" not in text and " 元" in text
     assert "(12th gen)" not in text and "series)" not in text
     assert export._md_cell(14000.0) == "14000" and export._md_cell(20.9) == "20.9"
+
+
+def test_a_card_without_a_price_says_so():
+    value_zh = hg.guide_tables(lang="zh")[1]
+    page = hg.style_table(value_zh).to_html()
+    assert "无价格" in page and ">nan<" not in page
+    value_en = hg.style_table(hg.guide_tables()[1]).to_html()
+    assert "no price" in value_en
