@@ -62,6 +62,7 @@ __all__ = [
     "inference_engines",
     "prefill_time",
     "serving_tokens_per_s",
+    "step_parts",
     "step_seconds",
     "training_flops_per_token",
     "training_time",
@@ -364,16 +365,27 @@ def step_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
     The factors are an engine's fitted columns of data/engines.csv. Works element-wise on numpy
     arrays (benchmarks/fit.py fits with it).
     """
+    p = step_parts(cost, factors)
+    return np.maximum(p["memory"], p["compute"]) + p["overhead"] + p["link"] + p["cpu"]
+
+
+def step_parts(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of :func:`step_seconds`, in seconds: ``memory``, ``compute``, ``overhead``, ``link``
+    (tensor-parallel all-reduces) and ``cpu`` (experts read from CPU memory); element-wise on arrays."""
     bw = cost["bandwidth"]
     memory = (
         (cost["w_16-bit"] + cost["kv"]) / (bw * factors["bw_16bit"])
         + cost["w_8-bit"] / (bw * factors["bw_8bit"])
         + cost["w_low-bit"] / (bw * factors["bw_lowbit"])
     )
-    compute = _compute_seconds(cost, factors, "decode_mfu")
     overhead = factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
-    cpu = cost["w_cpu"] / (cost["ram_bandwidth"] * factors["cpu_bw"])
-    return np.maximum(memory, compute) + 1e-6 * overhead + _comm_seconds(cost, factors) + cpu
+    return {
+        "memory": memory,
+        "compute": _compute_seconds(cost, factors, "decode_mfu"),
+        "overhead": 1e-6 * overhead,
+        "link": _comm_seconds(cost, factors),
+        "cpu": cost["w_cpu"] / (cost["ram_bandwidth"] * factors["cpu_bw"]),
+    }
 
 
 def prefill_cost(
@@ -545,13 +557,7 @@ def decode_breakdown(
                      cpu_layers=cpu_layers, ram_gbs=ram_gbs)  # fmt: skip
     f = engine_factors(eng)
     step = float(step_seconds(cost, f))
-    bw = cost["bandwidth"]
-    memory = ((cost["w_16-bit"] + cost["kv"]) / (bw * f["bw_16bit"]) + cost["w_8-bit"] / (bw * f["bw_8bit"])
-              + cost["w_low-bit"] / (bw * f["bw_lowbit"]))  # fmt: skip
-    compute = float(_compute_seconds(cost, f, "decode_mfu"))
-    overhead = 1e-6 * (f["step_us"] + cost["layers"] * f["layer_us"] + cost["experts"] * f["expert_us"])
-    comm = float(_comm_seconds(cost, f))
-    cpu = cost["w_cpu"] / (cost["ram_bandwidth"] * f["cpu_bw"])
+    memory, compute, overhead, comm, cpu = (float(v) for v in step_parts(cost, f).values())
     read = cost["w_16-bit"] + cost["w_8-bit"] + cost["w_low-bit"]
     working = [
         f"Memory: {read / 1e9:.2f} GB of weights + {cost['kv'] / 1e9:.2f} GB of KV cache per step and GPU, "
