@@ -49,6 +49,7 @@ from .claims import source_claims
 from .course import check_environment, local_gpus, setup
 from .export import export_guide
 from .gguf import gguf_file_bytes
+from .glossary import glossary
 from .image import image_flops, image_memory, image_model, image_models, image_seconds, image_weights_bytes
 from .memory import (
     activation_bytes,
@@ -137,6 +138,7 @@ __all__ = [
     "finetune_memory",
     "from_hf_config",
     "gguf_file_bytes",
+    "glossary",
     "gpu",
     "gpus",
     "inference_memory",

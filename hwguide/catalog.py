@@ -356,7 +356,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "notes": Col(),
     },
     "translations": {
-        "kind": Col(required=True, choices=("column", "value", "pattern", "phrase")),
+        "kind": Col(required=True, choices=("column", "value", "pattern", "phrase", "ui")),
         "en": REQ,
         "zh": REQ,
         "label": Col(),
@@ -407,6 +407,14 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "source_detail": Col(),
         "checked": DATE,
         "notes": Col(),
+    },
+    "glossary": {
+        "en": REQ,
+        "zh": REQ,
+        "definition_en": REQ,
+        "definition_zh": REQ,
+        "notebook": Col(),
+        "source": Col(),
     },
     "ram_prices": {
         "part": REQ,

@@ -12,16 +12,36 @@ import pandas as pd
 
 from . import checks
 
-__all__ = ["check_environment", "local_gpus", "setup"]
+__all__ = ["check_environment", "cjk_font", "local_gpus", "setup"]
 
 # Fonts tried in order for figure text; the CJK ones render Chinese labels (显存, 算力) where
 # installed (Debian: fonts-noto-cjk or fonts-wqy-microhei), DejaVu Sans ships with matplotlib.
 FONT_STACK = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Micro Hei"]
 
 
-def setup() -> None:
-    """Make notebook output readable and deterministic: PNG figures, fixed sizes, wide tables."""
+CJK_FONTS = FONT_STACK[1:]
+
+
+def cjk_font() -> str | None:
+    """The first font of :data:`FONT_STACK` that draws Chinese and is installed, or None."""
+    from matplotlib import font_manager
+
+    installed = {f.name for f in font_manager.fontManager.ttflist}
+    return next((name for name in CJK_FONTS if name in installed), None)
+
+
+def setup(lang: str = "en") -> None:
+    """Make notebook output readable and deterministic: PNG figures, fixed sizes, wide tables.
+
+    ``lang`` ("en" or "zh") sets the language of the calculators, charts, guide tables and
+    exercises. With "zh" and no Chinese font installed, it says which to install (figures would
+    otherwise draw empty boxes for every character).
+    """
     import matplotlib as mpl
+
+    from . import i18n
+
+    lang = i18n.set_language(lang)
 
     mpl.rcParams.update(
         {
@@ -39,6 +59,9 @@ def setup() -> None:
     pd.set_option("display.width", 160)
     pd.set_option("display.max_colwidth", 60)
     pd.set_option("display.max_rows", 120)  # the whole catalog (about 90 cards) in one table
+    if lang == "zh" and cjk_font() is None:
+        print(i18n.text("No Chinese font found for the figures: install one (Debian/Ubuntu: apt-get install "
+                        "fonts-wqy-microhei; Windows and macOS have one) and restart the kernel.", lang))  # fmt: skip
     try:
         from IPython import get_ipython
 

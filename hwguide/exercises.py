@@ -67,36 +67,36 @@ EXERCISES: dict[str, Exercise] = {
     "03.2": Exercise("How many GiB do Llama-2-70B's weights take in GGUF Q4_K_M?",
                      lambda: _hg().weights_bytes("Llama-2-70B", "Q4_K_M") / 2**30,
                      "hg.weights_bytes(model, 'Q4_K_M') / 2**30; Q4_K_M keeps some tensors at Q6_K."),
-    "03.3": Exercise("With ZeRO-3 over 8 GPUs, how many GiB of model states (weights, gradients, master "
+    "04.1": Exercise("With ZeRO-3 over 8 GPUs, how many GiB of model states (weights, gradients, master "
                      "weights, AdamW states) does each GPU hold for Llama-2-7B in bf16 mixed precision?",
                      lambda: 16 * _hg().param_count(_hg().model("Llama-2-7B")) / 8 / 2**30,
                      "16 bytes per parameter (ZeRO paper), divided by the 8 GPUs."),
-    "03.4": Exercise("How many trainable parameters does LoRA rank 8 on q_proj and v_proj add to Llama-2-7B?",
+    "04.2": Exercise("How many trainable parameters does LoRA rank 8 on q_proj and v_proj add to Llama-2-7B?",
                      lambda: _hg().lora_params("Llama-2-7B", rank=8, targets=["q_proj", "v_proj"]),
                      "rank × (in + out) per adapted matrix, 2 matrices × 32 layers.", 0.0),
-    "04.1": Exercise("Estimate the decode speed (tokens/s) of Llama-2-7B in Q4_0 on an RTX 3090 with llama.cpp.",
+    "05.1": Exercise("Estimate the decode speed (tokens/s) of Llama-2-7B in Q4_0 on an RTX 3090 with llama.cpp.",
                      lambda: _hg().decode_tokens_per_s("Llama-2-7B", "RTX 3090", weights="Q4_0", context=128),
                      "hg.decode_tokens_per_s(model, card, weights, context=128)", 0.05),
-    "04.2": Exercise("How many GPU-hours does training a 1B-parameter model on 20B tokens take on A100 SXM4 80GB "
+    "05.2": Exercise("How many GPU-hours does training a 1B-parameter model on 20B tokens take on A100 SXM4 80GB "
                      "at 40% MFU?",
                      lambda: _hg().training_time(1e9, "A100 SXM4 80GB", tokens=20e9, mfu=0.4).gpu_hours,
                      "6 × N × D FLOPs divided by (312e12 × 0.4) FLOP/s, in hours."),
-    "04.3": Exercise("After how many days does buying a 15,000 CNY card beat renting it at 2 CNY/hour, "
+    "05.3": Exercise("After how many days does buying a 15,000 CNY card beat renting it at 2 CNY/hour, "
                      "used 50% of the time, drawing 450 W at 0.6 CNY/kWh?",
                      lambda: _hg().break_even_days(15000, cloud_hourly=2.0, utilization=0.5, power_w=450,
                                                    electricity_price=0.6),
                      "price / (24 × utilisation × (hourly price − kW × electricity price))."),
-    "05.1": Exercise("Which GPU does the planner pick as the cheapest build to serve Llama-3.1-8B in Q4_K_M to "
+    "07.1": Exercise("Which GPU does the planner pick as the cheapest build to serve Llama-3.1-8B in Q4_K_M to "
                      "4 users at 20 tokens/s each within 30,000 CNY?",
                      lambda: _hg().recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4,
                                                             tokens_per_s=20), budget=30000).builds.iloc[0]["gpu"],
                      "hg.recommend(...).builds.iloc[0]"),
-    "05.2": Exercise("How many GiB per GPU does the source's large-team need (a 70B model in fp16 for 200 users "
+    "06.1": Exercise("How many GiB per GPU does the source's large-team need (a 70B model in fp16 for 200 users "
                      "at 4,096 tokens) take on 4 GPUs, for inference?",
                      lambda: _hg().inference_memory("Llama-2-70B", weights="fp16", batch=200, context=4096,
                                                     engine="vllm", gpus=4).per_gpu_gib,
                      "hg.inference_memory(..., batch=200, context=4096, engine='vllm', gpus=4).per_gpu_gib"),
-    "06.1": Exercise("What is the Chinese title of guide table 2?",
+    "08.1": Exercise("What is the Chinese title of guide table 2?",
                      lambda: _hg().guide_tables("zh")[1].attrs["title"],
                      "hg.guide_tables('zh')[1].attrs['title']"),
 }  # fmt: skip

@@ -369,7 +369,7 @@ def test_guide_tables_and_style_table_check_their_arguments(tables):
 def test_a_notebook_as_one_offline_html_page(tmp_path):
     from hwguide.export import _mathml, notebook_html
 
-    path = notebook_html("notebooks/03_vram_math.ipynb", tmp_path / "03.html")
+    path = notebook_html("notebooks/03_inference_memory.ipynb", tmp_path / "03.html")
     page = path.read_text(encoding="utf-8")
     assert not re.search(r'<(script|link)[^>]+(src|href)="(https?:)?//', page)  # nothing from another host
     assert "<math" in page and "$$" not in page  # formulas drawn as MathML, no MathJax needed

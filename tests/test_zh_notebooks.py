@@ -1,0 +1,66 @@
+"""The Chinese notebooks (notebooks/zh/) stay in step with the English ones: the same code, the same
+checked outputs, and prose that is Chinese."""
+
+import json
+import re
+
+import pytest
+from zh_pairs import SETUP_ZH, code_key, english_notebooks, twin
+
+PAIRS = [(en, twin(en)) for en in english_notebooks()]
+MARKERS = re.compile(r"#\s*(NBVAL_\w+)")
+# English words that occur in sentences but never in a product name or a unit
+ENGLISH = re.compile(r"\b(the|and|with|which|that|this|from|into|than|because|when|where|there|what|does|each)\b")
+
+
+def _cells(path, kind):
+    return [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == kind]
+
+
+def _source(cell):
+    return "".join(cell["source"])
+
+
+def _text(outputs):
+    parts = []
+    for out in outputs:
+        parts.append("".join(out.get("text", "")))
+        parts.append("".join(out.get("data", {}).get("text/plain", "")))
+    return "".join(parts)
+
+
+def _prose(markdown):
+    """A markdown cell's sentences: code spans and blocks, formulas, links and HTML tags removed."""
+    markdown = re.sub(r"```.*?```", " ", markdown, flags=re.S)
+    markdown = re.sub(r"`[^`]*`", " ", markdown)
+    markdown = re.sub(r"\$\$.*?\$\$|\$[^$]*\$", " ", markdown, flags=re.S)
+    markdown = re.sub(r"\]\([^)]*\)|<[^>]+>|https?://\S+", " ", markdown)
+    return markdown
+
+
+def test_every_notebook_has_a_chinese_twin():
+    missing = [str(zh.relative_to(zh.parents[1])) for _, zh in PAIRS if not zh.is_file()]
+    assert not missing, f"no Chinese notebook for: {missing} (python tools/zh_notebook.py NOTEBOOK)"
+
+
+@pytest.mark.parametrize("en, zh", PAIRS, ids=lambda p: p.name)
+def test_same_code_and_checked_outputs(en, zh):
+    en_code, zh_code = _cells(en, "code"), _cells(zh, "code")
+    assert len(en_code) == len(zh_code), "the two notebooks have different numbers of code cells"
+    for number, (a, b) in enumerate(zip(en_code, zh_code), 1):
+        assert code_key(_source(a)) == code_key(_source(b)), f"code cell {number} differs"
+        assert MARKERS.findall(_source(a)) == MARKERS.findall(_source(b)), f"code cell {number}: nbval markers differ"
+        if "NBVAL_CHECK_OUTPUT" in _source(a):
+            assert _text(a.get("outputs", [])) == _text(b.get("outputs", [])), f"code cell {number}: checked output differs"
+    setups = [c for c in zh_code if "hg.setup(" in _source(c)]
+    assert all(SETUP_ZH in _source(c) for c in setups), "the Chinese notebook sets up in English"
+
+
+@pytest.mark.parametrize("en, zh", PAIRS, ids=lambda p: p.name)
+def test_chinese_prose_is_chinese(en, zh):
+    for number, cell in enumerate(_cells(zh, "markdown"), 1):
+        prose = _prose(_source(cell))
+        words = ENGLISH.findall(prose)
+        assert not words, f"markdown cell {number} has English sentences ({', '.join(sorted(set(words)))}): {prose[:160]!r}"
+        if re.search(r"[A-Za-z]{3,}", re.sub(r"^#+.*$", "", prose, flags=re.M)):
+            assert re.search(r"[\u4e00-\u9fff]", prose), f"markdown cell {number} has no Chinese: {prose[:160]!r}"
