@@ -416,6 +416,18 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "notebook": Col(),
         "source": Col(),
     },
+    "exercises": {
+        "id": REQ,
+        "kind": Col(required=True, choices=("lookup", "compute", "predict", "design", "why")),
+        "question_en": REQ,
+        "question_zh": REQ,
+        "run": Col(),
+        "hint_en": REQ,
+        "hint_zh": REQ,
+        "explanation_en": REQ,
+        "explanation_zh": REQ,
+        "tolerance": Col("float", nonnegative=True),
+    },
     "ram_prices": {
         "part": REQ,
         "kind": Col(required=True, choices=("ddr5-udimm", "ddr5-rdimm", "ddr4-rdimm", "contract")),

@@ -1,4 +1,8 @@
-"""Figures for the course (matplotlib; every axis labelled with its unit)."""
+"""Figures for the course (matplotlib; every axis labelled with its unit).
+
+Titles, axes and legends are in the language set by ``hg.setup(lang=...)``; a title passed in is
+translated too when ``data/translations.csv`` has it (kind ``ui``), so a notebook's code stays the
+same in both languages."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from . import checks
+from .i18n import text as _t
 
 __all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "ranking", "roofline"]
 
@@ -40,7 +45,7 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool | str 
     ax = fig.subplots()
     for segment, color in SEGMENT_COLORS.items():
         part = table[table["segment"] == segment]
-        ax.scatter(part["memory_gib"], part["bandwidth_gbs"], s=36, color=color, label=segment)
+        ax.scatter(part["memory_gib"], part["bandwidth_gbs"], s=36, color=color, label=_t(segment))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     if label is not False:  # one label per point: cards with identical figures share it
@@ -58,10 +63,10 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool | str 
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(ScalarFormatter())
         axis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("GPU memory (GiB, log scale)")
-    ax.set_ylabel("Memory bandwidth (GB/s, log scale)")
-    ax.set_title("How much a card holds vs how fast it can read it")
-    ax.legend(title="segment", loc="upper left")
+    ax.set_xlabel(_t("GPU memory (GiB, log scale)"))
+    ax.set_ylabel(_t("Memory bandwidth (GB/s, log scale)"))
+    ax.set_title(_t("How much a card holds vs how fast it can read it"))
+    ax.legend(title=_t("segment"), loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -83,22 +88,23 @@ def roofline(cards: list[str], *, precision: str = "fp16", intensities: dict[str
     for name in cards:
         r = card_roofline(name, precision)
         y = np.minimum(r["peak_tflops"], x * r["bandwidth_gbs"] / 1000)
-        ax.plot(x, y, label=f"{name} (ridge {r['ridge_flops_per_byte']:.0f} FLOP/B)")
+        ax.plot(x, y, label=_t("{name} (ridge {ridge} FLOP/B)", name=name, ridge=f"{r['ridge_flops_per_byte']:.0f}"))
     for label, value in (intensities or {}).items():
         ax.axvline(value, color="grey", linestyle="--", linewidth=1)
         ax.annotate(label, (value, 1.0), rotation=90, fontsize=7, xytext=(3, 5), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("Arithmetic intensity (FLOPs per byte read, log scale)")
-    ax.set_ylabel(f"Attainable {precision} TFLOPS (dense, log scale)")
-    ax.set_title("Roofline: below the ridge the memory bandwidth sets the speed")
+    ax.set_xlabel(_t("Arithmetic intensity (FLOPs per byte read, log scale)"))
+    ax.set_ylabel(_t("Attainable {precision} TFLOPS (dense, log scale)", precision=precision))
+    ax.set_title(_t("Roofline: below the ridge the memory bandwidth sets the speed"))
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
 
 
-def memory_breakdown(results: dict[str, object], *, title: str = "GPU memory per GPU, part by part") -> Figure:
+def memory_breakdown(results: dict[str, object], *, title: str | None = None) -> Figure:
     """Stacked bars of :class:`hwguide.Memory` results, one bar per label, in GiB per GPU."""
+    title = _t("GPU memory per GPU, part by part" if title is None else title)
     fig = Figure(figsize=(8.5, 4.8))
     ax = fig.subplots()
     labels = list(results)
@@ -109,11 +115,11 @@ def memory_breakdown(results: dict[str, object], *, title: str = "GPU memory per
     for part in parts:
         values = [mem.per_gpu.get(part, 0) / 2**30 for mem in results.values()]  # type: ignore[attr-defined]
         if any(values):
-            ax.bar(labels, values, bottom=bottom, label=part.replace("_", " "))
+            ax.bar(labels, values, bottom=bottom, label=_t(part.replace("_", " ")))
             bottom = [b + v for b, v in zip(bottom, values)]
     for i, total in enumerate(bottom):
         ax.annotate(f"{total:.1f}", (i, total), ha="center", xytext=(0, 3), textcoords="offset points", fontsize=8)
-    ax.set_ylabel("GiB per GPU")
+    ax.set_ylabel(_t("GiB per GPU"))
     ax.set_title(title)
     ax.legend(fontsize=8)
     ax.tick_params(axis="x", labelsize=8, labelrotation=15)
@@ -128,8 +134,8 @@ def ranking(table: pd.DataFrame, *, column: str = "score", top: int = 25, title:
     ax = fig.subplots()
     colors = [SEGMENT_COLORS.get(_segment(n), "grey") for n in data["gpu"]]
     ax.barh(data["gpu"], data[column], color=colors)
-    ax.set_xlabel(column.replace("_", " "))
-    ax.set_title(title or column)
+    ax.set_xlabel(_t(column.replace("_", " ")))
+    ax.set_title(_t(title or column.replace("_", " ")))
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
     return fig
@@ -161,9 +167,16 @@ def decode_vs_batch(
         ax.plot(batches, speeds, marker="o", label=name)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("Concurrent sequences (batch, log scale)")
-    ax.set_ylabel("Aggregate decode tokens/s (log scale)")
-    ax.set_title(f"{model} ({weights}, {context:,}-token context): batching turns bandwidth into throughput")
+    ax.set_xlabel(_t("Concurrent sequences (batch, log scale)"))
+    ax.set_ylabel(_t("Aggregate decode tokens/s (log scale)"))
+    ax.set_title(
+        _t(
+            "{model} ({weights}, {context}-token context): batching turns bandwidth into throughput",
+            model=model,
+            weights=weights,
+            context=f"{context:,}",
+        )
+    )
     ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

@@ -7,6 +7,7 @@ import platform
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -22,12 +23,25 @@ FONT_STACK = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi 
 CJK_FONTS = FONT_STACK[1:]
 
 
-def cjk_font() -> str | None:
-    """The first font of :data:`FONT_STACK` that draws Chinese and is installed, or None."""
+def _installed(names: list[str]) -> list[str]:
     from matplotlib import font_manager
 
-    installed = {f.name for f in font_manager.fontManager.ttflist}
-    return next((name for name in CJK_FONTS if name in installed), None)
+    found = {f.name for f in font_manager.fontManager.ttflist}
+    return [name for name in names if name in found]
+
+
+def cjk_font() -> str | None:
+    """The first font of :data:`FONT_STACK` that draws Chinese and is installed, or None."""
+    return next(iter(_installed(CJK_FONTS)), None)
+
+
+def font_params() -> dict[str, Any]:
+    """matplotlib settings that draw Latin text in DejaVu Sans and Chinese in the first CJK font found.
+
+    matplotlib falls back glyph by glyph only across the families listed in ``font.family``
+    itself (not across ``font.sans-serif``), so the installed fonts are listed there.
+    """
+    return {"font.family": [*_installed(FONT_STACK), "sans-serif"], "font.sans-serif": FONT_STACK}
 
 
 def setup(lang: str = "en") -> None:
@@ -48,8 +62,7 @@ def setup(lang: str = "en") -> None:
             "figure.figsize": (7.5, 4.5),
             "figure.dpi": 100,
             "savefig.dpi": 100,
-            "font.family": "sans-serif",
-            "font.sans-serif": FONT_STACK,
+            **font_params(),
             "axes.grid": True,
             "grid.alpha": 0.3,
             "svg.hashsalt": "hwguide",

@@ -7,12 +7,14 @@ label or message (the key) and its Chinese, so a translation is fixed in data, n
 
 from __future__ import annotations
 
+import contextlib
 import functools
+from collections.abc import Iterator
 from typing import Any
 
 from . import checks
 
-__all__ = ["LANGUAGES", "language", "resolve", "set_language", "text"]
+__all__ = ["LANGUAGES", "language", "resolve", "set_language", "text", "using"]
 
 LANGUAGES = ("en", "zh")
 _current = {"lang": "en"}
@@ -51,3 +53,14 @@ def text(key: str, lang: str | None = None, **fields: Any) -> str:
     """
     words = _ui().get(key, key) if resolve(lang) == "zh" else key
     return words.format(**fields) if fields else words
+
+
+@contextlib.contextmanager
+def using(lang: str | None) -> Iterator[str]:
+    """Within the block, ``lang`` is the current language (a handout in Chinese, say); restored after."""
+    before = language()
+    set_language(resolve(lang))
+    try:
+        yield language()
+    finally:
+        set_language(before)

@@ -28,7 +28,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
-from . import checks
+from . import checks, i18n
 from .catalog import export_status, gpu, load_table, model
 from .memory import finetune_memory, inference_memory, training_memory
 from .planner import evaluate_scenario
@@ -187,8 +187,9 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
         "US licence is required, a new card reaches China only outside NVIDIA's licensed channels."
     )
     frame.attrs["caption_zh"] = (
-        f"每千{currency}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 36 个月内最新的价格"
-        f"（新卡、二手或估价，见“价格类型”列）。价格日期 {span}。只有另一币种价格的显卡，按该价格日期的"
+        f"每千{'元' if currency == 'CNY' else '美元'}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 "
+        f"36 个月内最新的价格（新卡、二手或估价，见“价格类型”列）。价格日期 {span.replace(' to ', ' 至 ')}。"
+        "只有另一币种价格的显卡，按该价格日期的"
         "人民币兑美元中间价（中国外汇交易中心，data/fx.csv）换算，“价格类型”列注明原价。SXM/OAM 模组只按整台服务器"
         "折算到每块 GPU 的价格计。推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
         "“对华出口管制”列为当日的出口管制状态（data/export_controls.csv）；需要美国出口许可期间，新卡只能经英伟达授权渠道以外流入中国。"
@@ -362,14 +363,16 @@ def _configurations(lang: str) -> pd.DataFrame:
     return frame
 
 
-def guide_tables(lang: str = "en", *, currency: str = "CNY", as_of: str | _dt.date | None = None) -> list[pd.DataFrame]:
-    """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels.
+def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str | _dt.date | None = None,
+                 ) -> list[pd.DataFrame]:  # fmt: skip
+    """The six guide tables; ``lang="zh"`` gives Chinese headers, titles and labels (None: the
+    language set by ``hg.setup``, English until one is set).
 
     ``as_of`` (``YYYY-MM-DD`` or a :class:`datetime.date`) prices the value table with the latest
     price on or before that day (default: today). Raises ValueError for an unknown ``lang`` or
     ``currency`` or a malformed date.
     """
-    lang = checks.choice(lang, "lang", TITLES)
+    lang = i18n.resolve(lang)
     currency = checks.currency(currency)
     day = None if as_of is None else checks.date(as_of, "as_of")
     with warnings.catch_warnings():

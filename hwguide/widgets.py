@@ -23,6 +23,8 @@ from IPython.display import HTML
 
 from . import charts, checks
 from .catalog import engines, gpus, interconnects, lookup_model, models, platform
+from .i18n import language
+from .i18n import text as _t
 from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
 from .planner import recommend
 from .speed import arithmetic_intensity, decode_breakdown, inference_engines, inference_speed, prefill_seconds, roofline
@@ -59,7 +61,8 @@ _LAYOUT = widgets.Layout(width="28em")
 def error_message(err: Exception) -> HTML:
     """The short message a calculator shows for bad input (the first line of the error, escaped)."""
     text = str(err).splitlines()[0] if str(err) else type(err).__name__
-    return HTML(f'<p class="hwguide-error" style="color:#b00020"><b>Check the input:</b> {html.escape(text)}</p>')
+    label = html.escape(_t("Check the input:"))
+    return HTML(f'<p class="hwguide-error" style="color:#b00020"><b>{label}</b> {html.escape(text)}</p>')
 
 
 def note_message(message: warnings.WarningMessage | Warning | str) -> HTML:
@@ -67,11 +70,13 @@ def note_message(message: warnings.WarningMessage | Warning | str) -> HTML:
     if isinstance(message, warnings.WarningMessage):
         message = message.message
     text = str(message).splitlines()[0] if str(message) else type(message).__name__
-    return HTML(f'<p class="hwguide-note" style="color:#8a5a00"><b>Note:</b> {html.escape(text)}</p>')
+    label = html.escape(_t("Note:"))
+    return HTML(f'<p class="hwguide-note" style="color:#8a5a00"><b>{label}</b> {html.escape(text)}</p>')
 
 
-def working(lines: Iterable[str], title: str = "How this was computed") -> HTML:
+def working(lines: Iterable[str], title: str | None = None) -> HTML:
     """A collapsible list of a result's working: the formula with the numbers put in, the assumptions."""
+    title = _t("How this was computed") if title is None else title
     items = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines if line)
     return HTML(f'<details class="hwguide-working"><summary>{html.escape(title)}</summary><ul>{items}</ul></details>')
 
@@ -144,8 +149,8 @@ def _with_range(control: widgets.Widget) -> widgets.Widget:
     """A number field with its allowed range beside it: out-of-range input is clamped, and says so."""
     if not isinstance(control, (widgets.BoundedIntText, widgets.BoundedFloatText)):
         return control
-    note = widgets.HTML(f"<small style='color:#555'>{control.min:,g} to {control.max:,g}; "
-                        "values outside are clamped</small>")  # fmt: skip
+    span = _t("{low} to {high}; values outside are clamped", low=f"{control.min:,g}", high=f"{control.max:,g}")
+    note = widgets.HTML(f"<small style='color:#555'>{html.escape(span)}</small>")
     return widgets.HBox([control, note])
 
 
@@ -164,17 +169,19 @@ def static_html(title: str, inputs: dict[str, Any], outputs: Sequence[dict[str, 
             parts.append(data["text/html"])
         elif "text/plain" in data:
             parts.append(f"<pre>{html.escape(data['text/plain'])}</pre>")
-    parts.append("<p><small>A saved view: run the notebook to change the inputs.</small></p></div>")
+    saved = html.escape(_t("A saved view: run the notebook to change the inputs."))
+    parts.append(f"<p><small>{saved}</small></p></div>")
     return "\n".join(parts)
 
 
 def _dropdown(description: str, options: list[Any], value: Any) -> widgets.Dropdown:
     """A dropdown of names, or of (label, value) pairs."""
-    return widgets.Dropdown(description=description, options=options, value=value, style=_STYLE, layout=_LAYOUT)
+    options = [(_t(o[0]), o[1]) if isinstance(o, tuple) else o for o in options]
+    return widgets.Dropdown(description=_t(description), options=options, value=value, style=_STYLE, layout=_LAYOUT)
 
 
 def _int(description: str, value: int, low: int, high: int) -> widgets.BoundedIntText:
-    return widgets.BoundedIntText(description=description, value=value, min=low, max=high, style=_STYLE,
+    return widgets.BoundedIntText(description=_t(description), value=value, min=low, max=high, style=_STYLE,
                                   layout=_LAYOUT)  # fmt: skip
 
 
@@ -194,7 +201,9 @@ def _gpu_names() -> list[str]:
 
 def _memory_frame(mem: Any) -> pd.DataFrame:
     frame = mem.to_frame()[["component", "per_gpu_gib", "total_gib"]]
-    return frame.rename(columns={"per_gpu_gib": "GiB per GPU", "total_gib": "GiB, all GPUs"}).round(2)
+    frame["component"] = frame["component"].map(lambda name: _t(name.replace("_", " ")))
+    columns = {"component": _t("component"), "per_gpu_gib": _t("GiB per GPU"), "total_gib": _t("GiB, all GPUs")}
+    return frame.rename(columns=columns).round(2)
 
 
 def _fit_line(mem: Any, card: str, count: int) -> HTML:
@@ -202,11 +211,14 @@ def _fit_line(mem: Any, card: str, count: int) -> HTML:
 
     g = gpu(card)
     ok = mem.fits(g, headroom=0.1)
-    verdict = "fits" if ok else "does not fit"
-    return HTML(
-        f"<p><b>{mem.per_gpu_gib:.2f} GiB per GPU</b>: {verdict} on {count} × {html.escape(g.name)} "
-        f"({g.memory_gib:g} GiB each, keeping 10% free). GiB = 2<sup>30</sup> bytes.</p>"
-    )
+    line = _t("{gib} GiB per GPU: {verdict} on {count} × {card} ({memory} GiB each, keeping 10% free).",
+              gib=f"{mem.per_gpu_gib:.2f}", verdict=_t("fits" if ok else "does not fit"), count=count, card=g.name,
+              memory=f"{g.memory_gib:g}")  # fmt: skip
+    return HTML(f"<p><b>{html.escape(line)}</b> {_GIB()}</p>")
+
+
+def _GIB() -> str:  # noqa: N802 - the unit's definition, shown under every memory figure
+    return html.escape(_t("GiB = 2^30 bytes.")).replace("2^30", "2<sup>30</sup>")
 
 
 # ----- inference memory -------------------------------------------------------------------------
@@ -223,8 +235,10 @@ def vram_report(*, model: str, weights: str, kv: str, batch: int, context: int, 
                            cpu_moe=cpu_moe)  # fmt: skip
     out: tuple[Any, ...] = (_fit_line(mem, card, gpus), _memory_frame(mem))
     if mem.offloaded:
-        out += (HTML(f"<p>In CPU memory (RAM): <b>{mem.offloaded_gib:.1f} GiB</b> "
-                     f"({html.escape(', '.join(mem.offloaded))}).</p>"),)  # fmt: skip
+        ram = _t(
+            "In CPU memory (RAM): {gib} GiB ({parts}).", gib=f"{mem.offloaded_gib:.1f}", parts=", ".join(mem.offloaded)
+        )
+        out += (HTML(f"<p>{html.escape(ram)}</p>"),)
     return (*out, working(mem.assumptions))
 
 
@@ -241,7 +255,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "gpus": _int("GPUs", 1, 1, 64),
         "cpu_moe": _dropdown("Experts", _EXPERTS, 0),
     }
-    return _calculator(vram_report, controls, "Inference memory (GiB)", "vram")
+    return _calculator(vram_report, controls, _t("Inference memory (GiB)"), "vram")
 
 
 # ----- fine-tuning and training memory ----------------------------------------------------------
@@ -268,7 +282,7 @@ def finetune_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> 
         "card": _dropdown("GPU", _gpu_names(), card),
         "gpus": _int("GPUs", 1, 1, 64),
     }
-    return _calculator(finetune_report, controls, "Fine-tuning memory (GiB)", "finetune")
+    return _calculator(finetune_report, controls, _t("Fine-tuning memory (GiB)"), "finetune")
 
 
 def training_report(*, model: str, precision: str, optimizer: str, context: int, batch: int, gpus: int, zero: int,
@@ -291,12 +305,12 @@ def training_calculator(model: str = "Llama-2-7B", card: str = "A100 SXM4 80GB")
         "batch": _int("Micro-batch", 1, 1, 1024),
         "gpus": _int("GPUs", 8, 1, 4096),
         "zero": widgets.Dropdown(
-            description="ZeRO stage", options=[0, 1, 2, 3], value=3, style=_STYLE, layout=_LAYOUT
+            description=_t("ZeRO stage"), options=[0, 1, 2, 3], value=3, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
         "recompute": _dropdown("Recompute", ["none", "selective", "full"], "full"),
         "card": _dropdown("GPU", _gpu_names(), card),
     }
-    return _calculator(training_report, controls, "Training memory (GiB)", "training")
+    return _calculator(training_report, controls, _t("Training memory (GiB)"), "training")
 
 
 # ----- image generation -------------------------------------------------------------------------
@@ -311,22 +325,22 @@ def image_report(*, model: str, card: str, weights: str, text_weights: str, widt
                 offload=offload)  # fmt: skip
     mem = image_memory(model, card=card, **args)
     run = image_seconds(model, card, steps=steps, **args)
-    fits = "fits" if run["fits"] else "does not fit"
-    ram = f"; {mem.offloaded_gib:.1f} GiB wait in CPU memory" if mem.offloaded else ""
-    line = HTML(
-        f"<p><b>{run['per_image_s']:.2f} s per image</b> ({run['it_per_s']:.2f} steps/s for the batch, "
-        f"{run['step_bound']}-bound); peak {mem.per_gpu_gib:.1f} GiB: {fits} on {html.escape(run['gpu'])}{ram}. "
-        f"GiB = 2<sup>30</sup> bytes.</p>"
-    )
+    ram = _t("; {gib} GiB wait in CPU memory", gib=f"{mem.offloaded_gib:.1f}") if mem.offloaded else ""
+    text = _t("{seconds} s per image ({rate} steps/s for the batch, {bound}-bound); peak {gib} GiB: {verdict} on "
+              "{card}{ram}.", seconds=f"{run['per_image_s']:.2f}", rate=f"{run['it_per_s']:.2f}",
+              bound=_t(run["step_bound"]), gib=f"{mem.per_gpu_gib:.1f}",
+              verdict=_t("fits" if run["fits"] else "does not fit"), card=run["gpu"], ram=ram)  # fmt: skip
+    line = HTML(f"<p><b>{html.escape(text)}</b> {_GIB()}</p>")
     rows = [
-        {"part": "text encoders (s)", "value": run["text_s"]},
-        {"part": f"denoising, {steps} steps (s)", "value": run["denoise_s"]},
-        {"part": "VAE decode (s)", "value": run["vae_s"]},
-        {"part": "weights over PCIe (s)", "value": run["transfer_s"]},
-        {"part": f"whole call, {batch} image(s) (s)", "value": run["total_s"]},
-        *({"part": f"GPU memory: {k} (GiB)", "value": v / 2**30} for k, v in mem.per_gpu.items()),
+        (_t("text encoders (s)"), run["text_s"]),
+        (_t("denoising, {steps} steps (s)", steps=steps), run["denoise_s"]),
+        (_t("VAE decode (s)"), run["vae_s"]),
+        (_t("weights over PCIe (s)"), run["transfer_s"]),
+        (_t("whole call, {batch} image(s) (s)", batch=batch), run["total_s"]),
+        *((_t("GPU memory: {part} (GiB)", part=_t(k.replace("_", " "))), v / 2**30) for k, v in mem.per_gpu.items()),
     ]
-    return line, pd.DataFrame(rows).round(3), working((*run["assumptions"], *mem.assumptions))
+    frame = pd.DataFrame(rows, columns=[_t("part"), _t("value")])
+    return line, frame.round(3), working((*run["assumptions"], *mem.assumptions))
 
 
 def image_calculator(model: str = "SDXL 1.0 base", card: str = "RTX 4090") -> widgets.VBox:
@@ -345,7 +359,7 @@ def image_calculator(model: str = "SDXL 1.0 base", card: str = "RTX 4090") -> wi
         "engine": _dropdown("Engine", list(image_engines()["engine"]), "diffusers"),
         "offload": _dropdown("Offload", list(OFFLOAD), "none"),
     }
-    return _calculator(image_report, controls, "Image generation", "image")
+    return _calculator(image_report, controls, _t("Image generation"), "image")
 
 
 # ----- speed ------------------------------------------------------------------------------------
@@ -360,22 +374,22 @@ def speed_report(*, model: str, card: str, weights: str, batch: int, context: in
     speed = inference_speed(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
                             cpu_moe=cpu_moe, ram_gbs=ram_gbs if cpu_moe else None)  # fmt: skip
     if not speed.fits:
-        return HTML(f"<p><b>Does not fit</b>: {html.escape(speed.reason)}. GiB = 2<sup>30</sup> bytes.</p>")
+        return HTML(f"<p><b>{html.escape(_t('Does not fit'))}</b>: {html.escape(speed.reason)}. {_GIB()}</p>")
     rows = [
-        {"quantity": "decode, all users (tokens/s)", "value": speed.tokens_per_s},
-        {"quantity": "decode, per user (tokens/s)", "value": speed.tokens_per_s_per_user},
+        (_t("decode, all users (tokens/s)"), speed.tokens_per_s),
+        (_t("decode, per user (tokens/s)"), speed.tokens_per_s_per_user),
     ]
     for prompt in (512, 2048, 8192):
-        rows.append({"quantity": f"time to first token, {prompt:,}-token prompt (s)",
-                     "value": prefill_seconds(model, card, prompt, weights=weights, batch=1, gpus=gpus,
-                                              engine=engine)})  # fmt: skip
-    moved = (f" Experts in CPU memory, read at {ram_gbs:g} GB/s; the prompt times assume the GPU does all of the "
-             "prefill, a lower bound." if cpu_moe else "")  # fmt: skip
-    line = HTML(f"<p><b>Fits</b>: {speed.per_gpu_gib:.1f} of {speed.card_gib:g} GiB per GPU on {speed.gpus} × "
-                f"{html.escape(str(card))}.{moved}</p>")  # fmt: skip
+        seconds = prefill_seconds(model, card, prompt, weights=weights, batch=1, gpus=gpus, engine=engine)
+        rows.append((_t("time to first token, {prompt}-token prompt (s)", prompt=f"{prompt:,}"), seconds))
+    moved = (" " + _t("Experts in CPU memory, read at {gbs} GB/s; the prompt times assume the GPU does all of the "
+                      "prefill, a lower bound.", gbs=f"{ram_gbs:g}") if cpu_moe else "")  # fmt: skip
+    fits = _t("{gib} of {card_gib} GiB per GPU on {count} × {card}.", gib=f"{speed.per_gpu_gib:.1f}",
+              card_gib=f"{speed.card_gib:g}", count=speed.gpus, card=str(card))  # fmt: skip
+    line = HTML(f"<p><b>{html.escape(_t('Fits'))}</b>: {html.escape(fits + moved)}</p>")
     parts = decode_breakdown(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
                              cpu_moe=cpu_moe, ram_gbs=ram_gbs if cpu_moe else None)  # fmt: skip
-    return line, pd.DataFrame(rows).round(3), working(parts["working"])
+    return line, pd.DataFrame(rows, columns=[_t("quantity"), _t("value")]).round(3), working(parts["working"])
 
 
 def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widgets.VBox:
@@ -391,10 +405,10 @@ def speed_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> wid
         "cpu_moe": _dropdown("Experts", _EXPERTS, 0),
         # 89.6 GB/s: two channels of DDR5-5600, a desktop (2 × 5,600 × 8; hg.ram_bandwidth_gbs)
         "ram_gbs": widgets.BoundedFloatText(
-            description="RAM GB/s", value=89.6, min=1, max=10_000, step=0.1, style=_STYLE, layout=_LAYOUT
+            description=_t("RAM GB/s"), value=89.6, min=1, max=10_000, step=0.1, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
     }
-    return _calculator(speed_report, controls, "Speed", "speed")
+    return _calculator(speed_report, controls, _t("Speed"), "speed")
 
 
 def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", "H100 SXM")) -> widgets.VBox:
@@ -402,28 +416,33 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
 
     def report(*, cards: tuple[str, ...], precision: str, model: str, batch: int, context: int) -> Any:
         if not cards:
-            raise ValueError("cards: choose at least one GPU (Ctrl-click or ⌘-click picks several)")
+            raise ValueError(_t("cards: choose at least one GPU (Ctrl-click or ⌘-click picks several)"))
         marks = {
-            f"decode, batch {batch}": arithmetic_intensity(model, "decode", batch=batch, context=context),
-            f"prefill {context:,} tokens": arithmetic_intensity(model, "prefill", batch=1, context=context),
-        }
-        lines = [f"Arithmetic intensity (FLOPs per byte of memory traffic): {k} {v:,.1f}." for k, v in marks.items()]
+            _t("decode, batch {batch}", batch=batch): arithmetic_intensity(model, "decode", batch=batch,
+                                                                          context=context),
+            _t("prefill {context} tokens", context=f"{context:,}"): arithmetic_intensity(model, "prefill", batch=1,
+                                                                                         context=context),
+        }  # fmt: skip
+        lines = [_t("Arithmetic intensity (FLOPs per byte of memory traffic): {mark} {value}.", mark=k,
+                    value=f"{v:,.1f}") for k, v in marks.items()]  # fmt: skip
         for name in cards:
             top = roofline(name, precision)
-            lines.append(f"{name}: {top['peak_tflops']:,.1f} TFLOPS ÷ {top['bandwidth_gbs']:,.0f} GB/s = ridge at "
-                         f"{top['ridge_flops_per_byte']:,.0f} FLOPs per byte (below it: memory-bound).")  # fmt: skip
+            lines.append(_t("{card}: {tflops} TFLOPS ÷ {gbs} GB/s = ridge at {ridge} FLOPs per byte (below it: "
+                            "memory-bound).", card=name, tflops=f"{top['peak_tflops']:,.1f}",
+                            gbs=f"{top['bandwidth_gbs']:,.0f}",
+                            ridge=f"{top['ridge_flops_per_byte']:,.0f}"))  # fmt: skip
         return charts.roofline(list(cards), precision=precision, intensities=marks), working(lines)
 
     controls = {
         "cards": widgets.SelectMultiple(
-            description="GPUs", options=_gpu_names(), value=cards, rows=6, style=_STYLE, layout=_LAYOUT
+            description=_t("GPUs"), options=_gpu_names(), value=cards, rows=6, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
         "precision": _dropdown("Precision", ["fp16", "bf16", "fp8", "int8", "fp32"], "fp16"),
         "model": _dropdown("Model", _model_names(), "Llama-3.1-8B"),
         "batch": _int("Batch", 1, 1, 4096),
         "context": _int("Context", 2048, 1, 1_000_000),
     }
-    return _calculator(report, controls, "Roofline", "roofline")
+    return _calculator(report, controls, _t("Roofline"), "roofline")
 
 
 def _machine_gpus() -> int:
@@ -449,6 +468,8 @@ def interconnect_report(*, model: str, gpus: int) -> tuple[pd.DataFrame, HTML]:
         rows.append({"link": name, "kind": kind, "seconds": allreduce_seconds(grads, gpus=gpus, link=name)})
     frame = pd.DataFrame(rows).sort_values("seconds")
     frame["gradients_gib"] = grads / GIB
+    frame["kind"] = frame["kind"].map(_t)
+    frame = frame.rename(columns={c: _t(c) for c in frame.columns})
     engine = engines().set_index("engine").loc["vllm"]
     lines = [
         f"Gradients: 2 bytes × {grads / 2:,.0f} parameters = {grads / 1e9:.2f} GB.",
@@ -469,20 +490,22 @@ def interconnect_calculator(model: str = "Llama-2-7B") -> widgets.VBox:
     return _calculator(
         interconnect_report,
         controls,
-        "All-reduce time of the gradients (ring; full link rate plus the fitted latency)",
+        _t("All-reduce time of the gradients (ring; full link rate plus the fitted latency)"),
         "interconnect",
     )
 
 
 def compare_report(*, a: str, b: str) -> pd.DataFrame:
     """Two cards side by side (see :func:`hwguide.compare`)."""
-    return compare(a, b)
+    frame = compare(a, b)
+    frame["meaning"] = frame["meaning"].map(_t)
+    return frame.rename(columns={c: _t(c) for c in frame.columns if c in ("parameter", "ratio", "meaning")})
 
 
 def compare_calculator(a: str = "RTX 3090", b: str = "RTX 4090") -> widgets.VBox:
     """Two-card comparison."""
     controls = {"a": _dropdown("Card A", _gpu_names(), a), "b": _dropdown("Card B", _gpu_names(), b)}
-    return _calculator(compare_report, controls, "Compare two GPUs", "compare")
+    return _calculator(compare_report, controls, _t("Compare two GPUs"), "compare")
 
 
 def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float, method: str, budget: float,
@@ -495,9 +518,18 @@ def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float,
                      finetune=finetune, budget=budget, currency=currency,
                      cards=None if checks.flag(modded, "modded") else dict(modded=False))  # fmt: skip
     if plan.builds.empty:
-        raise ValueError(f"no build meets this need: {_failure_summary(plan.failed)}")
+        raise ValueError(_t("no build meets this need: {why}", why=_failure_summary(plan.failed)))
     columns = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "why"]
-    return plan.builds[columns].head(5).round(1), working(plan.assumptions)
+    best = plan.builds[columns].head(5).round(1)
+    best["why"] = best["why"].map(_cell)
+    return best.rename(columns={c: _t(c) for c in columns}), working(plan.assumptions)
+
+
+def _cell(value: object) -> object:
+    """A planner's cell in the current language: the guide tables' phrase translations (data/translations.csv)."""
+    from .tables import _zh_text
+
+    return _zh_text(value) if language() == "zh" else value
 
 
 def _failure_summary(failed: pd.DataFrame) -> str:
@@ -507,13 +539,15 @@ def _failure_summary(failed: pd.DataFrame) -> str:
     memory; the price-less and unsupported cards are counted but never blamed.
     """
     counts = failed["status"].value_counts()
-    words = ", ".join(f"{n} {status}" for status, n in counts.items())
+    words = ("、" if language() == "zh" else ", ").join(f"{n} {_t(status)}" for status, n in counts.items())
     for status in ("over budget", "too slow", "does not fit", "cannot be estimated", "not buildable"):
         rows = failed[failed["status"] == status]
         if len(rows):  # the example closest to success: the least memory per GPU, the lowest price
             order = [c for c in ("per_gpu_gib", "build_price") if c in rows]
             first = rows.sort_values(order).iloc[0] if order else rows.iloc[0]
-            return f"{words}; for example {first['gpus']} × {first['gpu']}: {first['why']}"
+            return words + _t(
+                "; for example {count} × {card}: {why}", count=first["gpus"], card=first["gpu"], why=_cell(first["why"])
+            )
     return words
 
 
@@ -524,13 +558,13 @@ def planner_calculator() -> widgets.VBox:
         "weights": _dropdown("Weights", list(WEIGHT_FORMATS), "Q4_K_M"),
         "users": _int("Users", 5, 1, 4096),
         "tokens_per_s": widgets.BoundedFloatText(
-            description="Tokens/s each", value=10, min=0, max=10_000, style=_STYLE, layout=_LAYOUT
+            description=_t("Tokens/s each"), value=10, min=0, max=10_000, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
         "method": _dropdown("Fine-tune", ["none", "lora", "qlora", "full"], "qlora"),
         "budget": widgets.BoundedFloatText(
-            description="Budget", value=30000, min=0, max=1e9, style=_STYLE, layout=_LAYOUT
+            description=_t("Budget"), value=30000, min=0, max=1e9, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
         "currency": _dropdown("Currency", ["CNY", "USD"], "CNY"),
-        "modded": widgets.Checkbox(description="Allow modded cards", value=True, style=_STYLE),
+        "modded": widgets.Checkbox(description=_t("Allow modded cards"), value=True, style=_STYLE),
     }
-    return _calculator(planner_report, controls, "Plan a machine", "planner")
+    return _calculator(planner_report, controls, _t("Plan a machine"), "planner")

@@ -6,3 +6,12 @@ import hwguide as hg
 @pytest.fixture(scope="session")
 def gpu_table():
     return hg.gpus()
+
+
+@pytest.fixture(autouse=True)
+def _english_after_each_test():
+    """A test that sets the course's language (hg.setup(lang="zh")) does not change the next test's."""
+    yield
+    from hwguide import i18n
+
+    i18n.set_language("en")

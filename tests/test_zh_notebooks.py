@@ -51,7 +51,8 @@ def test_same_code_and_checked_outputs(en, zh):
         assert code_key(_source(a)) == code_key(_source(b)), f"code cell {number} differs"
         assert MARKERS.findall(_source(a)) == MARKERS.findall(_source(b)), f"code cell {number}: nbval markers differ"
         if "NBVAL_CHECK_OUTPUT" in _source(a):
-            assert _text(a.get("outputs", [])) == _text(b.get("outputs", [])), f"code cell {number}: checked output differs"
+            same = _text(a.get("outputs", [])) == _text(b.get("outputs", []))
+            assert same, f"code cell {number}: checked output differs"
     setups = [c for c in zh_code if "hg.setup(" in _source(c)]
     assert all(SETUP_ZH in _source(c) for c in setups), "the Chinese notebook sets up in English"
 
@@ -61,6 +62,7 @@ def test_chinese_prose_is_chinese(en, zh):
     for number, cell in enumerate(_cells(zh, "markdown"), 1):
         prose = _prose(_source(cell))
         words = ENGLISH.findall(prose)
-        assert not words, f"markdown cell {number} has English sentences ({', '.join(sorted(set(words)))}): {prose[:160]!r}"
+        found = ", ".join(sorted(set(words)))
+        assert not words, f"markdown cell {number} has English sentences ({found}): {prose[:160]!r}"
         if re.search(r"[A-Za-z]{3,}", re.sub(r"^#+.*$", "", prose, flags=re.M)):
             assert re.search(r"[\u4e00-\u9fff]", prose), f"markdown cell {number} has no Chinese: {prose[:160]!r}"

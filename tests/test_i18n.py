@@ -1,0 +1,120 @@
+"""The course in Chinese: one language setting (hg.setup(lang=...)) for calculators, charts and tables,
+with every word the calculators and charts show translated in data/translations.csv."""
+
+import re
+import warnings
+
+import pytest
+
+import hwguide as hg
+from hwguide import charts, i18n
+from hwguide import widgets as w
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+CALCULATORS = [w.vram_calculator, w.finetune_calculator, w.training_calculator, w.image_calculator,
+               w.speed_calculator, w.roofline_calculator, w.interconnect_calculator, w.compare_calculator,
+               w.planner_calculator]  # fmt: skip
+
+
+@pytest.fixture
+def untranslated(monkeypatch):
+    """The keys looked up in Chinese that data/translations.csv has no Chinese for."""
+    missing = []
+    real = i18n.text
+
+    def recording(key, lang=None, **fields):
+        if i18n.resolve(lang) == "zh" and key not in i18n._ui():
+            missing.append(key)
+        return real(key, lang, **fields)
+
+    for module in (w, charts):
+        monkeypatch.setattr(module, "_t", recording)
+    return missing
+
+
+def test_setup_sets_the_language_and_refuses_an_unknown_one():
+    hg.setup(lang="zh")
+    assert i18n.language() == "zh"
+    assert hg.guide_tables()[0].attrs["title"] == "1. 显卡性能排名表"
+    hg.setup()
+    assert i18n.language() == "en"
+    assert hg.guide_tables()[0].attrs["title"] == "1. GPU performance ranking"
+    with pytest.raises(ValueError, match="lang='fr' is not one of: en, zh"):
+        hg.setup(lang="fr")
+
+
+def test_using_restores_the_language():
+    with i18n.using("zh"):
+        assert i18n.text("Model") == "模型"
+    assert i18n.text("Model") == "Model"
+    assert i18n.text("Model", "zh") == "模型"  # an explicit lang wins over the setting
+
+
+def test_text_fills_fields_after_translating():
+    line = i18n.text("decode, batch {batch}", "zh", batch=4)
+    assert line == "解码，批大小 4"
+
+
+@pytest.mark.parametrize("make", CALCULATORS, ids=lambda f: f.__name__)
+def test_every_calculator_is_chinese_throughout(make, untranslated):
+    hg.setup(lang="zh")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = make()
+    assert not untranslated, f"no Chinese in data/translations.csv for: {sorted(set(untranslated))}"
+    title = box.children[0].value
+    assert CJK.search(title), title
+    labels = [c.description for c in box.children[1:-1] if hasattr(c, "description")]
+    labels += [c.children[0].description for c in box.children[1:-1] if hasattr(c, "children") and c.children]
+    assert labels and all(CJK.search(label) or label in ("GPU",) for label in labels), labels
+
+
+def test_the_vram_calculator_reads_as_chinese():
+    hg.setup(lang="zh")
+    box = w.vram_calculator(model="Llama-3.1-8B", card="RTX 4090")
+    html = box.children[-1].outputs[0]["data"]["text/html"]
+    assert "每卡 16.26 GiB：1 × RTX 4090 装得下（每卡 24 GiB，留 10% 余量）。" in html
+    frame = box.children[-1].outputs[1]["data"]["text/plain"]
+    assert "权重" in frame and "KV 缓存" in frame and "每卡 GiB" in frame
+
+
+def test_a_planner_with_no_build_explains_in_chinese(untranslated):
+    hg.setup(lang="zh")
+    with pytest.raises(ValueError) as err:
+        w.planner_report(model="Llama-3.1-405B", weights="fp16", users=100, tokens_per_s=50, method="none",
+                         budget=1000, currency="CNY", modded=True)  # fmt: skip
+    message = str(err.value)
+    assert message.startswith("没有配置满足这个需求：") and "装不下" in message and "超出预算" in message
+    assert "CNY" not in message and not untranslated
+    assert "请检查输入" in w.error_message(err.value).data
+
+
+def test_charts_follow_the_language(untranslated):
+    hg.setup(lang="zh")
+    fig = charts.memory_vs_bandwidth(label=False)
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "显存（GiB，对数坐标）"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["消费级", "工作站", "数据中心"]
+    fig = charts.decode_vs_batch("Llama-3.1-8B", ["RTX 4090"], batches=(1, 2))
+    assert CJK.search(fig.axes[0].get_title())
+    assert not untranslated
+
+
+def test_a_title_the_notebook_passes_is_translated_when_the_data_has_it():
+    ranking = hg.value_ranking("inference", currency="CNY", condition="any").dropna(subset=["score_per_1000"])
+    title = "Inference score per 1,000 CNY (cards it fits on)"
+    with i18n.using("zh"):
+        fig = charts.ranking(ranking, column="score_per_1000", top=5, title=title)
+    assert fig.axes[0].get_title() == "每千元推理得分（只含装得下的显卡）"
+    assert charts.ranking(ranking, column="score_per_1000", top=5, title=title).axes[0].get_title() == title
+
+
+def test_a_chinese_font_is_installed_for_the_figures():
+    # .ci/run installs fonts-wqy-microhei; without one, hg.setup(lang="zh") says what to install
+    assert hg.course.cjk_font() is not None
+
+
+def test_setup_says_which_font_to_install_when_none_is_found(monkeypatch, capsys):
+    monkeypatch.setattr(hg.course, "cjk_font", lambda: None)
+    hg.setup(lang="zh")
+    assert "fonts-wqy-microhei" in capsys.readouterr().out
