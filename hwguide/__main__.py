@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
     app.add_argument("--pool", type=int, default=8, help="kernels prepared before anyone asks (default: 8)")
+    app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language (zh: 中文界面)")
     return parser
 
 
@@ -78,7 +79,7 @@ def _run(argv: list[str] | None) -> int:
 
         from .course import ROOT, app_command
 
-        command, env = app_command(port=args.port, ip=args.ip, pool=args.pool)
+        command, env = app_command(port=args.port, ip=args.ip, pool=args.pool, lang=args.lang)
         print(f"serving the calculators on http://{args.ip}:{args.port}/ (Ctrl-C stops)")
         return subprocess.call(command, cwd=ROOT, env=env)
     return 0

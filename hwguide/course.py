@@ -164,8 +164,11 @@ ROOT = Path(__file__).resolve().parent.parent  # the repository: the course's no
 
 
 def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_after: int = 120,
-                notebook: str = APP_NOTEBOOK) -> tuple[list[str], dict[str, str]]:  # fmt: skip
+                notebook: str | None = None, lang: str = "en") -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """The command and environment that serve the calculators app to a classroom with Voilà.
+
+    ``lang="zh"`` serves the Chinese page (``notebooks/zh/app/calculators.ipynb``, which calls
+    ``hg.setup(lang="zh")``); ``notebook`` another page of the repository.
 
     - ``template=hwguide`` (shipped in ``hwguide/jupyter``): Voilà's lab page without its CDN
       stylesheets, so a page asks nothing of any host but the server;
@@ -178,6 +181,11 @@ def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_
     """
     import os
 
+    from . import i18n
+
+    lang = i18n.resolve(lang)
+    if notebook is None:
+        notebook = APP_NOTEBOOK if lang == "en" else APP_NOTEBOOK.replace("notebooks/", f"notebooks/{lang}/")
     if not (ROOT / notebook).is_file():
         raise ValueError(f"notebook={notebook!r} is not in {ROOT}: run the app from a clone of the course repository")
     port = checks.whole(port, "port", low=1, high=65535)

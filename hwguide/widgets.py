@@ -435,7 +435,7 @@ def roofline_calculator(cards: tuple[str, ...] = ("RTX 4090", "A100 SXM4 80GB", 
 
     controls = {
         "cards": widgets.SelectMultiple(
-            description=_t("GPUs"), options=_gpu_names(), value=cards, rows=6, style=_STYLE, layout=_LAYOUT
+            description=_t("Cards"), options=_gpu_names(), value=cards, rows=6, style=_STYLE, layout=_LAYOUT
         ),  # fmt: skip
         "precision": _dropdown("Precision", ["fp16", "bf16", "fp8", "int8", "fp32"], "fp16"),
         "model": _dropdown("Model", _model_names(), "Llama-3.1-8B"),

@@ -200,7 +200,7 @@ def test_answers_that_used_to_mislead():
     text = str(err.value)
     assert "{" not in text and "does not fit" in text and "needs" in text
     box = w.roofline_calculator()
-    _controls(box)["GPUs"].value = ()
+    _controls(box)["Cards"].value = ()
     assert "choose at least one GPU" in _shown(box)[0][1]
     across, _ = w.interconnect_report(model="Llama-2-7B", gpus=1024)  # beyond one machine: the network only
     assert list(across["kind"]) == ["network"] and "InfiniBand" in across.iloc[0]["link"]

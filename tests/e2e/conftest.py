@@ -138,6 +138,18 @@ def voila_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
+def voila_zh_url() -> Iterator[str]:
+    """The Chinese app (`python -m hwguide app --lang zh`), served like the English one."""
+    pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
+    from hwguide.course import app_command
+
+    port = _free_port()
+    command, env = app_command(port=port, ip="127.0.0.1", pool=0, lang="zh")
+    with serve(command, port, "/", env=env) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("jupyterlab", reason="JupyterLab is not installed")
     # JupyterLab autosaves what it runs: serve a copy, so a run in the browser never rewrites the
