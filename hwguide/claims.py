@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from . import i18n
 from .catalog import gpu, support, support_of
+from .memory import weights_bytes
 from .speed import allreduce_seconds, decode_tokens_per_s, prefill_seconds
 from .value import rank_gpus, value_ranking
 
@@ -20,8 +22,13 @@ def _pct(x: float) -> str:
     return f"{100 * x:.0f}%"
 
 
-def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
-    """One row per conclusion of the source material: claim, verdict and evidence."""
+def source_claims(*, currency: str = "CNY", lang: str | None = None) -> pd.DataFrame:
+    """One row per conclusion of the source material: claim, verdict and evidence.
+
+    ``lang`` ("en" or "zh"; the language of ``hg.setup`` when None) is the language of the claim
+    and the verdict; the evidence, a sentence built around the numbers, is in English.
+    """
+    lang = i18n.resolve(lang)
     infer = rank_gpus("inference").set_index("gpu")["score"]
     train = rank_gpus("training").set_index("gpu")["score"]
     g = {n: gpu(n) for n in ("RTX 3090", "RTX 4090", "A100 SXM4 80GB", "A800 SXM4 80GB", "H100 SXM", "L40", "L20",
@@ -52,7 +59,7 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
     wins = [phase for phase, yes in phases if yes]
     add("The RTX 4090 is stronger than the A100 for inference.", "holds with caveats" if wins else "does not hold",
         f"It depends on the phase and the format. Decode is bandwidth-bound: 4090 {r4090.bandwidth_gbs:g} GB/s vs "
-        f"A100 80GB {a100.bandwidth_gbs:g} GB/s; Llama-3.1-8B Q4_K_M on llama.cpp decodes at "
+        f"A100 80GB {a100.bandwidth_gbs:g} GB/s; Llama-3.1-8B Q4_K_M on llama.cpp at a 2,048-token context decodes at "
         f"{dec['RTX 4090']:.0f} vs {dec['A100 SXM4 80GB']:.0f} tokens/s, and on the kit's fp16 8B workload "
         f"(1 and 32 users) the 4090 scores {infer['RTX 4090']:.0f} against the A100's 100; its 24 GiB holds one "
         f"user's 8B fp16 model, not 32. Prefill is compute-bound: a 2,000-token prompt takes "
@@ -119,9 +126,10 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
         f"{value.loc['RTX 3090', 'price_date']}) vs RTX 4090 {per_yuan['RTX 4090']:.2f} "
         f"({value.loc['RTX 4090', 'price']:,.0f}, {value.loc['RTX 4090', 'price_kind']} "
         f"{value.loc['RTX 4090', 'price_date']}): {ratio:.2f} times. The ratio moves with the prices.")  # fmt: skip
-    pcie, nvlink = (allreduce_seconds(7e9 * 2, gpus=8, link=link) for link in ("PCIe 4.0 x16", "NVLink 3 (A100 SXM4)"))
+    grads = weights_bytes("Llama-2-7B", "fp16")  # one 16-bit gradient per parameter, as notebooks 01 and 02 use
+    pcie, nvlink = (allreduce_seconds(grads, gpus=8, link=link) for link in ("PCIe 4.0 x16", "NVLink 3 (A100 SXM4)"))
     add("Single cards ignore multi-card losses; in clusters the A100/H100 remain first.", "holds with caveats",
-        f"One all-reduce of a 7B model's fp16 gradients over 8 GPUs takes {pcie:.2f} s over PCIe 4.0 (consumer "
+        f"One all-reduce of Llama-2-7B's fp16 gradients over 8 GPUs takes {pcie:.2f} s over PCIe 4.0 (consumer "
         f"cards; the RTX 40 series has no NVLink) vs {nvlink:.3f} s over the A100 SXM4's NVLink, every training "
         "step. Stability (ECC memory, server cooling) is not in the data.")  # fmt: skip
     mod = support_of("RTX 2080 Ti 22GB")
@@ -151,4 +159,7 @@ def source_claims(*, currency: str = "CNY") -> pd.DataFrame:
         + ", ".join(f"{n} {value.loc[n, 'score_per_1000']:.2f} ({value.loc[n, 'price']:,.0f}, "
                     f"{value.loc[n, 'price_kind']})" for n in ours)
         + (f"; no {currency} price for {', '.join(missing)}" if missing else "") + ".")  # fmt: skip
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    for column in ("claim", "verdict"):  # data/translations.csv, kind ui
+        frame[column] = frame[column].map(lambda words: i18n.text(words, lang))
+    return frame

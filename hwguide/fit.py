@@ -30,6 +30,7 @@ from urllib.parse import urlparse
 import numpy as np
 import pandas as pd
 
+from .cache import cached_frame
 from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_model
 from .memory import check_weights, cpu_moe_layers
 from .speed import (
@@ -343,7 +344,9 @@ def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
 
 
 @functools.cache
+@cached_frame  # about 9 s: every source left out in turn; kept on disk per data and code version
 def cross_validation() -> pd.DataFrame:
+    """:func:`cross_validate` on every usable speed row of data/measurements.csv."""
     rows, _ = speed_rows()
     return cross_validate(rows)
 

@@ -20,10 +20,15 @@ def glossary(*, lang: str | None = None) -> pd.DataFrame:
     lang = i18n.resolve(lang)
     table = load_table("glossary")
     other = "zh" if lang == "en" else "en"
-    out = pd.DataFrame({
-        i18n.text("term", lang): table[lang],
-        i18n.text("translation", lang): table[other],
-        i18n.text("definition", lang): table[f"definition_{lang}"],
-        i18n.text("notebook", lang): table["notebook"],
-    })  # fmt: skip
+    out = pd.DataFrame(
+        {
+            i18n.text("term", lang): table[lang],
+            i18n.text("translation", lang): table[other],
+            i18n.text("definition", lang): table[f"definition_{lang}"],
+            i18n.text("notebook", lang): table["notebook"],
+        }
+    )
+    # a title and caption, so that hg.style_table shows it whole (a plain DataFrame cuts long cells)
+    out.attrs = {"title": i18n.text("Glossary", lang), "caption": i18n.text("Terms of the course grouped by topic "
+                 "(data/glossary.csv).", lang), "lang": lang}  # fmt: skip
     return out

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .cache import cached_frame
 from .catalog import _table
 from .fit import source_group
 from .image import _layout, time_terms, timing
@@ -138,7 +139,8 @@ def _errors(rows: pd.DataFrame, factors: Mapping[str, Mapping[str, float]]) -> p
 def cross_validate_images(rows: pd.DataFrame | None = None) -> pd.DataFrame:
     """Each source's rows estimated with factors fitted on all other sources (``error`` = estimate /
     measured − 1), next to the in-sample estimate (``error_in``) from factors fitted on all rows."""
-    rows = image_rows() if rows is None else rows
+    if rows is None:
+        return _all_images()
     inside = _errors(rows, fit_image_factors(rows)).rename(columns={"estimate": "estimate_in", "error": "error_in"})
     parts = []
     for group in sorted(rows["group"].unique()):
@@ -157,3 +159,8 @@ def image_summary(report: pd.DataFrame) -> pd.DataFrame:
                      "median_abs_error_in": part["error_in"].abs().median(),
                      "within_25pct_out": (part["error"].abs() <= 0.25).mean()})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+@cached_frame  # about 5 s; kept on disk per data and code version
+def _all_images() -> pd.DataFrame:
+    return cross_validate_images(image_rows())

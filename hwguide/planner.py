@@ -611,6 +611,12 @@ def _try_build(
         total = row["gpu_price"] if math.isnan(row["build_price"]) else row["build_price"]
         if budget is not None and total > budget:
             problems.append(("over budget", f"over budget: {total:,.0f} {currency} > {budget:,.0f}"))
+        elif budget is not None and not row.get("platform_priced", True):
+            # the GPUs may fit the budget, but a server around them has no sourced price: the budget
+            # cannot be checked, so the build is not offered as meeting it (without a budget it is listed)
+            text = (f"no price: the server platform for {count} × {card.name} has no sourced {currency} price, "
+                    f"so the budget of {budget:,.0f} cannot be checked")  # fmt: skip
+            problems.append(("no price", text))
     if problems:
         row["status"] = problems[0][0]
         row["why"] = "; ".join(text for _, text in problems)

@@ -407,11 +407,13 @@ def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str |
 EMPTY = {"en": {"no price": "no price"}, "zh": {"no price": "无价格"}}
 
 
-def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> Styler:
+def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, empty: str | None = None) -> Styler:
     """A readable Styler for a guide table: title and caption, no index, numbers rounded, fixed id.
 
     Text is HTML-escaped. ``digits`` (0 to 12) is the decimals shown; ``title=False`` leaves the
-    title out of the caption (when a page heading already carries it).
+    title out of the caption (when a page heading already carries it). ``empty`` is what an empty
+    cell says ("not published", say, shown in the language of ``hg.setup``); by default a guide
+    table's price cells say "no price" and other empty cells stay blank.
     """
     if not isinstance(table, pd.DataFrame):
         raise ValueError(f"table must be a pandas DataFrame (one of guide_tables()), not {type(table).__name__}")
@@ -429,8 +431,13 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> 
         return 0 if whole or money else digits
 
     lang = table.attrs.get("lang")  # a guide table says what an empty cell means; another stays blank
+    if empty is not None and not isinstance(empty, str):
+        raise ValueError(f"empty must be the text of an empty cell, such as 'not published', not {empty!r}")
+    marker = None if empty is None else i18n.text(empty)
 
     def empty(column: object) -> str:
+        if marker is not None:
+            return marker
         priced = any(word in str(column).lower() for word in ("price", "per_1000", "per 1,000", "价", "每千"))
         return EMPTY.get(lang, {}).get("no price", "") if priced else ""
 
@@ -444,6 +451,8 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True) -> 
     styler = table.style.set_uuid(uid).hide(axis="index").format({c: fmt_for(c) for c in numeric})
     for column in text:
         styler = styler.format(escape="html", subset=[column], na_rep=empty(column))
+    if text:  # words read from the left; numbers stay right-aligned for comparing digits
+        styler = styler.set_properties(subset=text, **{"text-align": "left"})
     styler = styler.format_index(escape="html", axis=1)
     caption = f"<small>{html.escape(str(table.attrs.get('caption', '')))}</small>"
     if title:

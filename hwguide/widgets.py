@@ -149,7 +149,8 @@ def _with_range(control: widgets.Widget) -> widgets.Widget:
     """A number field with its allowed range beside it: out-of-range input is clamped, and says so."""
     if not isinstance(control, (widgets.BoundedIntText, widgets.BoundedFloatText)):
         return control
-    span = _t("{low} to {high}; values outside are clamped", low=f"{control.min:,g}", high=f"{control.max:,g}")
+    low, high = (f"{v:,.0f}" if float(v).is_integer() else f"{v:,g}" for v in (control.min, control.max))
+    span = _t("{low} to {high}; values outside are clamped", low=low, high=high)  # 2,000,000, not 2e+06
     note = widgets.HTML(f"<small style='color:#555'>{html.escape(span)}</small>")
     return widgets.HBox([control, note])
 

@@ -143,16 +143,21 @@ def test_design_and_why_are_not_checked_and_point_to_the_solutions(exercise_id):
 
 
 def test_numeric_answers_are_computed_by_the_package():
-    assert exercises.answer("03.1") == pytest.approx(hg.kv_cache_bytes("Llama-3.1-8B", 8192) / 2**30)
-    assert exercises.answer("03.1") == pytest.approx(2 * 32 * 8 * 128 * 2 * 8192 / 2**30)  # K and V, by hand
-    card = hg.gpu("A100 SXM4 80GB")
+    assert exercises.answer("03.1") == pytest.approx(hg.kv_cache_bytes("Qwen2.5-7B", 32768) / 2**30)
+    assert exercises.answer("03.1") == pytest.approx(2 * 28 * 4 * 128 * 2 * 32768 / 2**30)  # K and V, by hand
+    card = hg.gpu("H200 SXM")
     assert exercises.answer("01.1") == pytest.approx(card.fp16_tflops * 1e12 / (card.bandwidth_gbs * 1e9))
-    assert exercises.answer("04.1") == pytest.approx(16 * hg.param_count("Llama-2-7B") / 8 / 2**30)
+    assert exercises.answer("04.1") == pytest.approx(16 * hg.param_count("Llama-2-13B") / 8 / 2**30)
     assert exercises.answer("04.2") == 32 * 2 * 8 * (4096 + 4096)
     assert exercises.answer("04.4") == pytest.approx(8 * hg.param_count("Llama-3.1-8B") / 2**30)
     assert exercises.answer("02.1") == pytest.approx(hg.gpu("RTX 4090").fp16_tflops / hg.gpu("RTX 3090").fp16_tflops)
     assert exercises.answer("03.4") == pytest.approx(32768 / 4096)  # Mistral-7B's window: 4,096 tokens
-    assert exercises.answer("07.3") == hg.build_system("RTX 3090", 4)["psu_w"]
+    assert exercises.answer("07.3") == hg.build_system("RTX 4090", 2)["psu_w"] == 1250  # 1.25 × (2 × 450 + 100) W
+    assert exercises.answer("07.2") == pytest.approx(15.75 * 4 / 16)  # 20 lanes / 4 cards -> x4, the card's PCIe 3.0
+    gradients = hg.weights_bytes("Llama-3.1-8B", "fp16")
+    assert exercises.answer("01.6") == pytest.approx(hg.speed.allreduce_seconds(gradients, gpus=8, link="PCIe 4.0 x16"))
+    memory = hg.inference_memory("Llama-2-70B", weights="fp16", batch=100, context=4096, engine="vllm", gpus=4)
+    assert exercises.answer("06.1") == pytest.approx(memory.per_gpu_gib)
     engine = hg.engine("llama.cpp")
     assert exercises.answer("05.5") == pytest.approx((engine.step_us + 32 * engine.layer_us) / 1000)
 

@@ -118,3 +118,28 @@ def test_setup_says_which_font_to_install_when_none_is_found(monkeypatch, capsys
     monkeypatch.setattr(hg.course, "cjk_font", lambda: None)
     hg.setup(lang="zh")
     assert "fonts-wqy-microhei" in capsys.readouterr().out
+
+
+def test_the_source_claims_are_stated_in_the_language():
+    zh = hg.source_claims(lang="zh")
+    en = hg.source_claims()
+    assert set(zh["verdict"]) <= {"成立", "有条件成立", "不成立"}
+    assert all(CJK.search(claim) for claim in zh["claim"])
+    assert list(zh["evidence"]) == list(en["evidence"])  # the numbers' sentences stay English, said in notebook 02
+
+
+def test_an_empty_cell_says_not_published_in_the_language():
+    table = hg.gpus()[["name", "fp16_tflops"]]
+    table = table[table["fp16_tflops"].isna()].head(2)
+    assert "not published" in hg.style_table(table, empty="not published", title=False).to_html()
+    hg.setup(lang="zh")
+    assert "未公布" in hg.style_table(table, empty="not published", title=False).to_html()
+    with pytest.raises(ValueError, match="empty must be the text"):
+        hg.style_table(table, empty=0)
+
+
+def test_the_chinese_app_serves_the_chinese_page():
+    command, _ = hg.course.app_command(lang="zh", pool=0)
+    assert "notebooks/zh/app/calculators.ipynb" in command
+    with pytest.raises(ValueError, match="lang='fr' is not one of"):
+        hg.course.app_command(lang="fr")

@@ -217,3 +217,15 @@ def test_ram_price_per_gb_uses_the_newest_prices():
     assert server["date"] == "2026-02" and server["per_gb"] == pytest.approx(2200 / 64)  # CFM spot, 64 GB RDIMM
     with pytest.raises(ValueError, match="kind="):
         hg.catalog.ram_price_per_gb("ddr6")
+
+
+def test_a_budget_is_not_met_by_a_server_whose_platform_has_no_price():
+    # eight cheap cards look within budget until the server around them is priced, and the data has no
+    # sourced server-platform price: with a budget such builds are refused as "no price", not recommended
+    need = dict(model="Qwen2.5-0.5B", weights="fp16", users=1)
+    with_budget = hg.recommend(inference=need, budget=200_000, gpu_counts=(8,), cards=["RTX 3070"])
+    assert with_budget.builds.empty
+    why = with_budget.failed.iloc[0]
+    assert why["status"] == "no price" and "server platform" in why["why"] and "cannot be checked" in why["why"]
+    without = hg.recommend(inference=need, gpu_counts=(8,), cards=["RTX 3070"])
+    assert len(without.builds) == 1 and not without.builds.iloc[0]["platform_priced"]
