@@ -356,7 +356,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "notes": Col(),
     },
     "translations": {
-        "kind": Col(required=True, choices=("column", "value", "pattern", "phrase", "ui")),
+        "kind": Col(required=True, choices=("column", "value", "pattern", "phrase", "ui", "sentence")),
         "en": REQ,
         "zh": REQ,
         "label": Col(),

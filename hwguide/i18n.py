@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from . import checks
 
-__all__ = ["LANGUAGES", "language", "resolve", "set_language", "text", "using"]
+__all__ = ["LANGUAGES", "language", "resolve", "sentence", "set_language", "text", "using"]
 
 LANGUAGES = ("en", "zh")
 _current = {"lang": "en"}
@@ -43,6 +44,27 @@ def _ui() -> dict[str, str]:
     table = load_table("translations")
     rows = table[table["kind"] == "ui"]
     return dict(zip(rows["en"], rows["zh"]))
+
+
+@functools.cache
+def _sentences() -> tuple[tuple[re.Pattern[str], str], ...]:
+    from .catalog import load_table
+
+    table = load_table("translations")
+    rows = table[table["kind"] == "sentence"]
+    return tuple((re.compile(en), zh) for en, zh in zip(rows["en"], rows["zh"]))
+
+
+def sentence(line: str, lang: str | None = None) -> str:
+    """A line of a calculator's working in ``lang``: the first ``sentence`` row of data/translations.csv
+    whose regular expression matches the whole line, its numbers carried over; unchanged otherwise."""
+    if resolve(lang) != "zh":
+        return line
+    for pattern, words in _sentences():
+        found = pattern.fullmatch(line)
+        if found:
+            return found.expand(words)
+    return line
 
 
 def text(key: str, lang: str | None = None, **fields: Any) -> str:

@@ -23,7 +23,7 @@ from IPython.display import HTML
 
 from . import charts, checks
 from .catalog import engines, gpus, interconnects, lookup_model, models, platform
-from .i18n import language
+from .i18n import language, sentence
 from .i18n import text as _t
 from .memory import GIB, KV_DTYPES, WEIGHT_FORMATS, finetune_memory, inference_memory, training_memory
 from .planner import recommend
@@ -77,7 +77,7 @@ def note_message(message: warnings.WarningMessage | Warning | str) -> HTML:
 def working(lines: Iterable[str], title: str | None = None) -> HTML:
     """A collapsible list of a result's working: the formula with the numbers put in, the assumptions."""
     title = _t("How this was computed") if title is None else title
-    items = "".join(f"<li>{html.escape(str(line))}</li>" for line in lines if line)
+    items = "".join(f"<li>{html.escape(sentence(str(line)))}</li>" for line in lines if line)
     return HTML(f'<details class="hwguide-working"><summary>{html.escape(title)}</summary><ul>{items}</ul></details>')
 
 
@@ -473,15 +473,16 @@ def interconnect_report(*, model: str, gpus: int) -> tuple[pd.DataFrame, HTML]:
     frame = frame.rename(columns={c: _t(c) for c in frame.columns})
     engine = engines().set_index("engine").loc["vllm"]
     lines = [
-        f"Gradients: 2 bytes × {grads / 2:,.0f} parameters = {grads / 1e9:.2f} GB.",
-        f"Ring all-reduce: 2 × ({gpus} − 1) / {gpus} × bytes ÷ (the link's per-direction GB/s × "
-        f"{engine['allreduce_efficiency']:.2f}) + {engine['allreduce_latency_us']:.1f} µs (vLLM's fitted factors, "
-        "data/engines.csv).",
-        "Per-direction rates of each link: data/interconnects.csv (PCIe, NVLink bridges, NVLink, NVSwitch)."
+        _t("Gradients: 2 bytes × {params} parameters = {gb} GB.", params=f"{grads / 2:,.0f}", gb=f"{grads / 1e9:.2f}"),
+        _t("Ring all-reduce: 2 × ({gpus} − 1) / {gpus} × bytes ÷ (the link's per-direction GB/s × {efficiency}) + "
+           "{latency} µs (vLLM's fitted factors, data/engines.csv).", gpus=gpus,
+           efficiency=f"{engine['allreduce_efficiency']:.2f}", latency=f"{engine['allreduce_latency_us']:.1f}"),
+        _t("Per-direction rates of each link: data/interconnects.csv (PCIe, NVLink bridges, NVLink, NVSwitch).")
         if not across
-        else f"{gpus} GPUs are more than one machine holds ({most}): a ring over them crosses the network "
-        "between machines, whose per-GPU rate bounds it (NVLink inside each machine does not help a flat ring).",
-    ]
+        else _t("{gpus} GPUs are more than one machine holds ({most}): a ring over them crosses the network between "
+                "machines, whose per-GPU rate bounds it (NVLink inside each machine does not help a flat ring).",
+                gpus=gpus, most=most),
+    ]  # fmt: skip
     return frame.round(3), working(lines)
 
 

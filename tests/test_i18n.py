@@ -143,3 +143,43 @@ def test_the_chinese_app_serves_the_chinese_page():
     assert "notebooks/zh/app/calculators.ipynb" in command
     with pytest.raises(ValueError, match="lang='fr' is not one of"):
         hg.course.app_command(lang="fr")
+
+
+@pytest.mark.parametrize("make", CALCULATORS, ids=lambda f: f.__name__)
+def test_every_line_of_a_calculators_working_is_chinese(make):
+    """The "How this was computed" part: each line is matched by a `sentence` row of data/translations.csv
+    (or built from a ui key); a line the package words differently falls back to English and fails here."""
+    import html as html_module
+
+    hg.setup(lang="zh")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        box = make()
+    shown = "".join(o["data"].get("text/html", "") for o in box.children[-1].outputs)
+    lines = [html_module.unescape(item) for item in re.findall(r"<li>(.*?)</li>", shown, flags=re.S)]
+    english = [line for line in lines if not CJK.search(line)]
+    assert not english, f"working lines with no Chinese: {english}"
+
+
+def test_working_lines_for_other_inputs_are_chinese_too():
+    hg.setup(lang="zh")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reports = [
+            w.vram_report(model="DeepSeek-V3", weights="Q4_K_M", kv="fp16", batch=4, context=8192, engine="vllm",
+                          card="H200 SXM", gpus=8),
+            w.vram_report(model="Gemma-3-12B", weights="int8", kv="fp16", batch=2, context=32768,
+                          engine="llama.cpp", card="RTX 4090"),
+            w.finetune_report(model="Llama-3.1-8B", method="full", rank=16, context=2048, batch=1,
+                              recompute="selective", card="A100 SXM4 80GB", gpus=2),
+            w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="lion", context=2048, batch=1,
+                              gpus=8, zero=1, recompute="none", card="H100 SXM"),
+            w.speed_report(model="DeepSeek-R1", card="RTX 4090", weights="Q4_K_M", batch=1, context=4096, gpus=1,
+                           engine="llama.cpp", cpu_moe="all"),
+            w.image_report(model="FLUX.1-dev", card="RTX 4070 Ti SUPER", weights="fp8", text_weights="fp8",
+                           width=1024, height=1024, steps=28, batch=1, engine="webui", offload="sequential"),
+        ]  # fmt: skip
+    for report in reports:
+        working = report[-1].data
+        lines = re.findall(r"<li>(.*?)</li>", working, flags=re.S)
+        assert lines and all(CJK.search(line) for line in lines), [line for line in lines if not CJK.search(line)]
