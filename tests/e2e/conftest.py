@@ -137,6 +137,31 @@ def voila_url() -> Iterator[str]:
         yield url
 
 
+def _load_app(page, url: str) -> None:
+    """Open the calculators app and wait for its last calculator's output.
+
+    Each page load starts a fresh kernel. Now and then (about one load in ten on a loaded machine)
+    Voilà's response never completes while a plain HTTP client gets the page in 3 s: load again,
+    with a new kernel, rather than wait out one stuck start.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(3):
+        try:
+            page.goto(url, timeout=45_000)
+            page.wait_for_selector(".hwguide-calc-planner .hwguide-output", timeout=45_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+
+
+@pytest.fixture(scope="session")
+def load_app():
+    """``load_app(page, url)``: open the app, loading again when a kernel start sticks."""
+    return _load_app
+
+
 @pytest.fixture(scope="session")
 def voila_zh_url() -> Iterator[str]:
     """The Chinese app (`python -m hwguide app --lang zh`), served like the English one."""

@@ -10,21 +10,9 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def page(new_page, voila_url):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
+def page(new_page, voila_url, load_app):
     page = new_page(1280, 900)
-    # Each page load starts a fresh kernel. Now and then (about one load in ten on a loaded
-    # machine) Voilà's response never completes while a plain HTTP client gets the page in 3 s:
-    # load again, with a new kernel, rather than wait out one stuck start.
-    for attempt in range(3):
-        try:
-            page.goto(voila_url, timeout=45_000)
-            page.wait_for_selector(".hwguide-calc-planner .hwguide-output", timeout=45_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
+    load_app(page, voila_url)
     yield page
     page.close()
 

@@ -11,20 +11,12 @@ import hwguide as hg
 pytestmark = pytest.mark.e2e
 
 
-def test_the_chinese_app_reads_and_works_in_chinese(new_page, voila_zh_url):
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+def test_the_chinese_app_reads_and_works_in_chinese(new_page, voila_zh_url, load_app):
     from playwright.sync_api import expect
 
     page = new_page(1280, 900)
     try:
-        for attempt in range(3):  # a stuck kernel start: load again (see test_calculators.py)
-            try:
-                page.goto(voila_zh_url, timeout=45_000)
-                page.wait_for_selector(".hwguide-calc-planner .hwguide-output", timeout=45_000)
-                break
-            except PlaywrightTimeout:
-                if attempt == 2:
-                    raise
+        load_app(page, voila_zh_url)
         calc = page.locator(".hwguide-calc-vram")
         output = calc.locator(".hwguide-output")
         expect(output).to_contain_text("每卡 16.26 GiB：1 × RTX 4090 装得下", timeout=20_000)
