@@ -118,11 +118,6 @@ def _png(fig: object) -> str:
     return base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
-def _money(currency: str, lang: str) -> str:
-    """How a handout names the currency: 元 in Chinese text, the ISO code otherwise."""
-    return "元" if lang == "zh" and currency == "CNY" else currency
-
-
 def _charts(tables: Sequence[pd.DataFrame], lang: str, currency: str) -> list[tuple[str, str]]:
     from . import charts
     from .memory import inference_memory
@@ -134,7 +129,7 @@ def _charts(tables: Sequence[pd.DataFrame], lang: str, currency: str) -> list[tu
     value = value.dropna().sort_values("score", ascending=False)
     # every size of Table 5, so the chart and the table cover the same models
     vram = {size: inference_memory(name, weights="fp16", context=4096) for size, name in SIZES.items()}
-    rank, per_yuan = text["chart_rank"], text["chart_value"].format(currency=_money(currency, lang))
+    rank, per_yuan = text["chart_rank"], text["chart_value"].format(currency=i18n.text(currency, lang))
     import matplotlib as mpl
 
     from .course import font_params
@@ -155,7 +150,7 @@ def _html_page(tables: Sequence[pd.DataFrame], lang: str, currency: str, with_ch
         f'<html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         f"<title>{html.escape(text['title'])}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(text['title'])}</h1>",
-        f'<p class="meta">{html.escape(text["meta"].format(currency=_money(currency, lang)))}</p>',
+        f'<p class="meta">{html.escape(text["meta"].format(currency=i18n.text(currency, lang)))}</p>',
     ]
     for i, table in enumerate(tables, 1):
         parts.append(f"<h2>{html.escape(_title(table, i))}</h2>")

@@ -187,7 +187,7 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
         "US licence is required, a new card reaches China only outside NVIDIA's licensed channels."
     )
     frame.attrs["caption_zh"] = (
-        f"每千{'元' if currency == 'CNY' else '美元'}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 "
+        f"每千{i18n.text(currency, 'zh')}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 "
         f"36 个月内最新的价格（新卡、二手或估价，见“价格类型”列）。价格日期 {span.replace(' to ', ' 至 ')}。"
         "只有另一币种价格的显卡，按该价格日期的"
         "人民币兑美元中间价（中国外汇交易中心，data/fx.csv）换算，“价格类型”列注明原价。SXM/OAM 模组只按整台服务器"

@@ -215,10 +215,11 @@ def _fit_line(mem: Any, card: str, count: int) -> HTML:
     line = _t("{gib} GiB per GPU: {verdict} on {count} × {card} ({memory} GiB each, keeping 10% free).",
               gib=f"{mem.per_gpu_gib:.2f}", verdict=_t("fits" if ok else "does not fit"), count=count, card=g.name,
               memory=f"{g.memory_gib:g}")  # fmt: skip
-    return HTML(f"<p><b>{html.escape(line)}</b> {_GIB()}</p>")
+    return HTML(f"<p><b>{html.escape(line)}</b> {_gib_note()}</p>")
 
 
-def _GIB() -> str:  # noqa: N802 - the unit's definition, shown under every memory figure
+def _gib_note() -> str:
+    """The unit's definition, shown under every memory figure, in the current language."""
     return html.escape(_t("GiB = 2^30 bytes.")).replace("2^30", "2<sup>30</sup>")
 
 
@@ -331,7 +332,7 @@ def image_report(*, model: str, card: str, weights: str, text_weights: str, widt
               "{card}{ram}.", seconds=f"{run['per_image_s']:.2f}", rate=f"{run['it_per_s']:.2f}",
               bound=_t(run["step_bound"]), gib=f"{mem.per_gpu_gib:.1f}",
               verdict=_t("fits" if run["fits"] else "does not fit"), card=run["gpu"], ram=ram)  # fmt: skip
-    line = HTML(f"<p><b>{html.escape(text)}</b> {_GIB()}</p>")
+    line = HTML(f"<p><b>{html.escape(text)}</b> {_gib_note()}</p>")
     rows = [
         (_t("text encoders (s)"), run["text_s"]),
         (_t("denoising, {steps} steps (s)", steps=steps), run["denoise_s"]),
@@ -375,7 +376,7 @@ def speed_report(*, model: str, card: str, weights: str, batch: int, context: in
     speed = inference_speed(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
                             cpu_moe=cpu_moe, ram_gbs=ram_gbs if cpu_moe else None)  # fmt: skip
     if not speed.fits:
-        return HTML(f"<p><b>{html.escape(_t('Does not fit'))}</b>: {html.escape(speed.reason)}. {_GIB()}</p>")
+        return HTML(f"<p><b>{html.escape(_t('Does not fit'))}</b>: {html.escape(speed.reason)}. {_gib_note()}</p>")
     rows = [
         (_t("decode, all users (tokens/s)"), speed.tokens_per_s),
         (_t("decode, per user (tokens/s)"), speed.tokens_per_s_per_user),
