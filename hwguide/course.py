@@ -13,7 +13,7 @@ import pandas as pd
 
 from . import checks
 
-__all__ = ["check_environment", "cjk_font", "local_gpus", "setup"]
+__all__ = ["check_environment", "chinese_font_problem", "cjk_font", "local_gpus", "setup"]
 
 # Fonts tried in order for figure text; the CJK ones render Chinese labels (显存, 算力) where
 # installed (Debian: fonts-noto-cjk or fonts-wqy-microhei), DejaVu Sans ships with matplotlib.
@@ -30,9 +30,50 @@ def _installed(names: list[str]) -> list[str]:
     return [name for name in names if name in found]
 
 
+def _rebuild_font_list() -> None:
+    """Make matplotlib list the fonts installed now: it caches its font list on first use, so a font
+    installed after that (the usual order: install the kit, run it, then add a CJK font) is unseen."""
+    from matplotlib import font_manager
+
+    font_manager.fontManager = font_manager._load_fontmanager(try_read_cache=False)
+
+
 def cjk_font() -> str | None:
-    """The first font of :data:`FONT_STACK` that draws Chinese and is installed, or None."""
-    return next(iter(_installed(CJK_FONTS)), None)
+    """The first font of :data:`FONT_STACK` that draws Chinese and is installed, or None.
+
+    When matplotlib's cached font list has none, the list is rebuilt once before giving up.
+    """
+    found = _installed(CJK_FONTS)
+    if not found:
+        _rebuild_font_list()
+        found = _installed(CJK_FONTS)
+    return next(iter(found), None)
+
+
+FONT_MISSING = ("No Chinese font found for the figures: install one (Debian/Ubuntu: apt-get install "
+                "fonts-wqy-microhei; Windows and macOS have one) and restart the kernel.")  # fmt: skip
+
+
+def chinese_font_problem() -> Any:
+    """None when the font matplotlib will draw Chinese with has the glyphs; else the message to show.
+
+    Checks the font file matplotlib actually picks for the CJK family, not only that one is listed
+    (``fc-list`` can list a font matplotlib does not see).
+    """
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    from . import i18n
+
+    family = cjk_font()
+    if family is not None:
+        try:
+            path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+            if all(FT2Font(path).get_char_index(ord(c)) for c in "显存算力"):
+                return None
+        except (ValueError, RuntimeError, OSError):
+            pass
+    return i18n.msg(FONT_MISSING)
 
 
 def font_params() -> dict[str, Any]:
@@ -72,9 +113,12 @@ def setup(lang: str = "en") -> None:
     pd.set_option("display.width", 160)
     pd.set_option("display.max_colwidth", 60)
     pd.set_option("display.max_rows", 120)  # the whole catalog (about 90 cards) in one table
-    if lang == "zh" and cjk_font() is None:
-        print(i18n.text("No Chinese font found for the figures: install one (Debian/Ubuntu: apt-get install "
-                        "fonts-wqy-microhei; Windows and macOS have one) and restart the kernel.", lang))  # fmt: skip
+    pd.set_option("display.unicode.east_asian_width", lang == "zh")  # Chinese columns line up in text
+    if lang == "zh":
+        mpl.rcParams.update(font_params())  # after a rebuilt font list, the CJK font is now listed
+        problem = chinese_font_problem()
+        if problem is not None:
+            print(problem)
     try:
         from IPython import get_ipython
 
@@ -87,8 +131,23 @@ def setup(lang: str = "en") -> None:
             # a Styler's default text form holds its memory address: show its title instead
             plain = get_ipython().display_formatter.formatters["text/plain"]
             plain.for_type(Styler, lambda obj, p, cycle: p.text(f"<styled table: {obj.data.attrs.get('title', '')}>"))
+            _show_frames_labelled(get_ipython())
     except ImportError:  # plain Python: nothing to configure
         pass
+
+
+def _show_frames_labelled(shell: Any) -> None:
+    """Make the notebook show every DataFrame and Series in the current language: column labels, codes
+    and messages in the reader's words (``i18n.labelled``); in English, as pandas shows them."""
+    from . import i18n
+
+    def shown(obj: Any) -> Any:
+        return obj if i18n.language() == "en" else i18n.labelled(obj)
+
+    formatters = shell.display_formatter.formatters
+    formatters["text/html"].for_type(pd.DataFrame, lambda obj: shown(obj)._repr_html_())
+    for kind in (pd.DataFrame, pd.Series):
+        formatters["text/plain"].for_type(kind, lambda obj, p, cycle: p.text(repr(shown(obj))))
 
 
 def _requirements() -> list[tuple[str, str]]:

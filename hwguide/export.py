@@ -167,6 +167,14 @@ def _html_page(tables: Sequence[pd.DataFrame], lang: str, currency: str, with_ch
     return "\n".join(parts)
 
 
+def _chart_font_missing(formats: Iterable[str]) -> bool:
+    """Whether the charts of a Chinese handout would draw boxes: the font matplotlib will use lacks
+    the Chinese glyphs (fc-list may list a font matplotlib has not seen; a rebuilt list is tried)."""
+    from .course import chinese_font_problem
+
+    return bool(set(formats) & {"pdf", "html"}) and chinese_font_problem() is not None
+
+
 def _has_cjk_font() -> bool:
     try:
         listed = subprocess.run(["fc-list", ":lang=zh", "family"], capture_output=True, text=True, timeout=20)
@@ -305,11 +313,11 @@ def _check_output(out: object, formats: object, lang: object, currency: object, 
     lang = checks.choice(lang, "lang", _TEXT)
     currency = checks.currency(currency)
     charts = checks.flag(charts, "charts")
-    if "pdf" in formats and lang == "zh" and not _has_cjk_font():
-        raise RuntimeError(
-            "a Chinese PDF needs a CJK font, and none is installed: on Debian/Ubuntu run "
-            "`apt-get install fonts-wqy-microhei` (or fonts-noto-cjk), then export again"
-        )
+    if lang == "zh" and (("pdf" in formats and not _has_cjk_font()) or (charts and _chart_font_missing(formats))):
+        raise RuntimeError(i18n.msg(
+            "Chinese handouts need a Chinese font, and none that draws Chinese is installed: on Debian/Ubuntu "
+            "run `apt-get install fonts-wqy-microhei` (or fonts-noto-cjk), then export again"
+        ))
     return folder, formats, lang, currency, charts
 
 
