@@ -1,11 +1,11 @@
-"""The Chinese notebooks (notebooks/zh/) stay in step with the English ones: the same code, the same
-checked outputs, and prose that is Chinese."""
+"""The Chinese notebooks (notebooks/zh/) stay in step with the English ones: the same code apart from the
+words it prints, the same numbers in every checked output, and prose and output that are Chinese."""
 
 import json
 import re
 
 import pytest
-from zh_pairs import SETUP_ZH, code_key, english_notebooks, twin
+from zh_pairs import SETUP_ZH, english_notebooks, structure_key, twin
 
 PAIRS = [(en, twin(en)) for en in english_notebooks()]
 MARKERS = re.compile(r"#\s*(NBVAL_\w+)")
@@ -43,16 +43,25 @@ def test_every_notebook_has_a_chinese_twin():
     assert not missing, f"no Chinese notebook for: {missing} (python tools/zh_notebook.py NOTEBOOK)"
 
 
+NUMBER = re.compile(r"(?<![\w.])[-−]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def _numbers(text):
+    """The numbers a text shows, as a sorted list (thousands separators dropped): a Chinese sentence may
+    put them in another order than the English one, but must show the same ones."""
+    return sorted(n.replace(",", "").replace("−", "-") for n in NUMBER.findall(text))
+
+
 @pytest.mark.parametrize("en, zh", PAIRS, ids=lambda p: p.name)
-def test_same_code_and_checked_outputs(en, zh):
+def test_same_code_and_checked_numbers(en, zh):
     en_code, zh_code = _cells(en, "code"), _cells(zh, "code")
     assert len(en_code) == len(zh_code), "the two notebooks have different numbers of code cells"
     for number, (a, b) in enumerate(zip(en_code, zh_code), 1):
-        assert code_key(_source(a)) == code_key(_source(b)), f"code cell {number} differs"
+        assert structure_key(_source(a)) == structure_key(_source(b)), f"code cell {number} differs (beyond its words)"
         assert MARKERS.findall(_source(a)) == MARKERS.findall(_source(b)), f"code cell {number}: nbval markers differ"
         if "NBVAL_CHECK_OUTPUT" in _source(a):
-            same = _text(a.get("outputs", [])) == _text(b.get("outputs", []))
-            assert same, f"code cell {number}: checked output differs"
+            en_numbers, zh_numbers = _numbers(_text(a.get("outputs", []))), _numbers(_text(b.get("outputs", [])))
+            assert en_numbers == zh_numbers, f"code cell {number}: the checked output shows other numbers"
     setups = [c for c in zh_code if "hg.setup(" in _source(c)]
     assert all(SETUP_ZH in _source(c) for c in setups), "the Chinese notebook sets up in English"
 

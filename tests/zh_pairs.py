@@ -23,6 +23,42 @@ def twin(english: Path) -> Path:
     return ZH / english.relative_to(NOTEBOOKS)
 
 
+def structure_key(source: str) -> str:
+    """A cell's code with its comments, blank lines and the words of its strings taken out: what the two
+    languages must share (the calls, names and numbers), while each prints its own words.
+
+    Every string literal (an f-string whole, on Python 3.11) becomes ``"…"``; the Chinese set-up call
+    is made English.
+    """
+    source = source.replace(SETUP_ZH, SETUP_EN)
+    try:
+        out, depth = [], 0
+        for t in tokenize.generate_tokens(io.StringIO(source).readline):
+            kind = tokenize.tok_name.get(t.type, "")
+            if t.type == tokenize.COMMENT or t.type in (tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                                                         tokenize.DEDENT, tokenize.ENDMARKER):  # fmt: skip
+                continue
+            if kind == "FSTRING_START":
+                depth += 1
+                if depth == 1:
+                    out.append('"…"')
+                continue
+            if kind == "FSTRING_END":
+                depth -= 1
+                continue
+            if depth:
+                continue
+            if t.type == tokenize.STRING:
+                if out and out[-1] == '"…"':  # adjacent literals are one string
+                    continue
+                out.append('"…"')
+            else:
+                out.append(t.string)
+        return " ".join(out)
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return re.sub(r"#.*|\s+", " ", source).strip()
+
+
 def code_key(source: str) -> str:
     """A cell's code without its comments and blank lines, with the Chinese set-up call made English."""
     source = source.replace(SETUP_ZH, SETUP_EN)
