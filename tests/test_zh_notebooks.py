@@ -75,3 +75,24 @@ def test_chinese_prose_is_chinese(en, zh):
         assert not words, f"markdown cell {number} has English sentences ({found}): {prose[:160]!r}"
         if re.search(r"[A-Za-z]{3,}", re.sub(r"^#+.*$", "", prose, flags=re.M)):
             assert re.search(r"[\u4e00-\u9fff]", prose), f"markdown cell {number} has no Chinese: {prose[:160]!r}"
+
+
+def _zh_english():
+    import importlib.util
+
+    from zh_pairs import ROOT
+
+    spec = importlib.util.spec_from_file_location("zh_english", ROOT / "benchmarks" / "zh_english.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_what_the_chinese_course_prints_is_chinese():
+    """At most 5% of the printed lines and of the table headers of notebooks/zh/ carry English words other
+    than names of cards, models, engines and formats, units and acronyms (benchmarks/zh_english.py)."""
+    module = _zh_english()
+    result = module.measure(sorted(module.ZH.rglob("*.ipynb")))
+    lines = sum(r["english_lines"] for r in result.values()) / sum(r["lines"] for r in result.values())
+    headers = sum(r["english_headers"] for r in result.values()) / sum(r["headers"] for r in result.values())
+    assert lines <= 0.05 and headers <= 0.05, f"English in the Chinese course: {lines:.1%} of lines, {headers:.1%} of headers"
