@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .architecture import Model, param_count, tensors
 from .catalog import GPU, Engine, closest_model, interconnects, lookup_engine, lookup_gpu, lookup_model
 from .memory import (
@@ -45,6 +45,7 @@ from .memory import (
 )
 
 __all__ = [
+    "BOUNDS",
     "COMPUTE_COLUMN",
     "TrainingTime",
     "allreduce_seconds",
@@ -92,10 +93,10 @@ def peak_flops(card: str | GPU, precision: str = "fp16") -> float:
     precision = checks.choice(precision, "precision", COMPUTE_COLUMN)
     value = getattr(g, COMPUTE_COLUMN[precision])
     if value is None:
-        raise ValueError(
-            f"card={g.name!r} has no {precision} Tensor rate in the catalog (unsupported, or not confirmed "
-            f"by a source: see data/README.md); choose another precision or card"
-        )
+        raise ValueError(i18n.msg(
+            "card={card!r} has no {precision} Tensor rate in the catalog (unsupported, or not confirmed "
+            "by a source: see data/README.md); choose another precision or card", card=g.name, precision=precision,
+        ))  # fmt: skip
     return float(value) * 1e12
 
 
@@ -456,8 +457,9 @@ def engine_factors(eng: Engine) -> dict[str, float]:
     """An inference engine's fitted speed factors, or a ValueError for a training-only framework."""
     factors = {name: getattr(eng, name) for name in SPEED_FACTORS}
     if any(v is None for v in factors.values()):
-        raise ValueError(f"engine={eng.name!r} has no fitted inference factors (a training framework?); "
-                         f"choose one of: {', '.join(inference_engines())}")  # fmt: skip
+        raise ValueError(i18n.msg("engine={engine!r} has no fitted inference factors (a training framework?); "
+                                  "choose one of: {choices}", engine=eng.name,
+                                  choices=", ".join(inference_engines())))  # fmt: skip
     return factors
 
 
@@ -522,6 +524,16 @@ def decode_tokens_per_s(
     return parts["tokens_per_s"]
 
 
+# What takes most of a decode step (``decode_breakdown()["bound"]``, a code), and its words.
+BOUNDS = {
+    "memory": i18n.N_("GPU memory bandwidth"),
+    "compute": i18n.N_("compute"),
+    "overhead": i18n.N_("fixed overheads"),
+    "link": i18n.N_("the link"),
+    "cpu": i18n.N_("CPU memory bandwidth"),
+}
+
+
 def decode_breakdown(
     model: Model | str,
     card: str | GPU,
@@ -541,8 +553,9 @@ def decode_breakdown(
     Returns ``tokens_per_s``, ``step_s`` and its parts ``memory_s`` (bytes read ÷ achieved
     bandwidth), ``compute_s`` (FLOPs ÷ achieved Tensor rate), ``overhead_s`` (fixed times per step,
     layer and expert), ``link_s`` (tensor-parallel all-reduces), ``cpu_s`` (experts read from CPU
-    memory), ``bound`` (which of memory or compute is the longer) and ``working`` (the formula with
-    the numbers put in, one sentence per part).
+    memory), ``bound`` (the code of the part that takes longest: "memory", "compute", "overhead",
+    "link" or "cpu"; its words are :data:`BOUNDS`) and ``working`` (the formula with the numbers put
+    in, one message per part, rendered in the reader's language when shown).
     """
     m, g, weights, batch, context, tp, _, eng, link = _speed_inputs(  # layer split: stages run one after another
         model, card, weights, batch, context, gpus, engine, interconnect
@@ -550,7 +563,8 @@ def decode_breakdown(
     kv = checks.choice(kv, "kv", KV_DTYPES)
     cpu_layers = cpu_moe_layers(m, cpu_moe)
     if cpu_layers and ram_gbs is None:
-        raise ValueError("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s (hg.ram_bandwidth_gbs(cpu))")
+        raise ValueError(i18n.msg("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s "
+                                  "(hg.ram_bandwidth_gbs(cpu))"))
     if ram_gbs is not None:
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
@@ -559,29 +573,35 @@ def decode_breakdown(
     step = float(step_seconds(cost, f))
     memory, compute, overhead, comm, cpu = (float(v) for v in step_parts(cost, f).values())
     read = cost["w_16-bit"] + cost["w_8-bit"] + cost["w_low-bit"]
+    ms = 1e3  # seconds to milliseconds
     working = [
-        f"Memory: {read / 1e9:.2f} GB of weights + {cost['kv'] / 1e9:.2f} GB of KV cache per step and GPU, "
-        f"read at {g.bandwidth_gbs:,.0f} GB/s × the engine's achieved share ({f['bw_16bit']:.2f} for 16-bit, "
-        f"{f['bw_8bit']:.2f} 8-bit, {f['bw_lowbit']:.2f} low-bit) = {memory * 1e3:.2f} ms.",
-        f"Compute: {cost['flops'] / 1e9:.1f} GFLOP per step at {cost['peak'] / 1e12:.0f} TFLOPS × "
-        f"{f['decode_mfu']:.2f} = {compute * 1e3:.2f} ms.",
-        f"Fixed times: {f['step_us']:.0f} µs per step + {cost['layers']:.0f} layers × {f['layer_us']:.1f} µs"
-        + (f" + {cost['experts']:.0f} expert calls × {f['expert_us']:.1f} µs" if cost["experts"] else "")
-        + f" = {overhead * 1e3:.2f} ms ({eng.name}'s fitted factors, data/engines.csv).",
-    ]
+        i18n.msg("Memory: {weights_gb:.2f} GB of weights + {kv_gb:.2f} GB of KV cache per step and GPU, read at "
+                 "{bandwidth:,.0f} GB/s × the engine's achieved share ({bw_16bit:.2f} for 16-bit, "
+                 "{bw_8bit:.2f} 8-bit, {bw_lowbit:.2f} low-bit) = {ms:.2f} ms.", weights_gb=read / 1e9, kv_gb=cost["kv"] / 1e9,
+                 bandwidth=g.bandwidth_gbs, bw_16bit=f["bw_16bit"], bw_8bit=f["bw_8bit"], bw_lowbit=f["bw_lowbit"],
+                 ms=memory * ms),
+        i18n.msg("Compute: {gflop:.1f} GFLOP per step at {tflops:.0f} TFLOPS × {mfu:.2f} = {ms:.2f} ms.",
+                 gflop=cost["flops"] / 1e9, tflops=cost["peak"] / 1e12, mfu=f["decode_mfu"], ms=compute * ms),
+        i18n.msg("Fixed times: {step_us:.0f} µs per step + {layers:.0f} layers × {layer_us:.1f} µs{experts} = "
+                 "{ms:.2f} ms ({engine}'s fitted factors, data/engines.csv).", step_us=f["step_us"],
+                 layers=cost["layers"], layer_us=f["layer_us"], ms=overhead * ms, engine=eng.name,
+                 experts=i18n.msg(" + {calls:.0f} expert calls × {expert_us:.1f} µs", calls=cost["experts"],
+                                  expert_us=f["expert_us"]) if cost["experts"] else ""),
+    ]  # fmt: skip
     if comm:
-        working.append(
-            f"Tensor-parallel all-reduces: {cost['allreduces']:.0f} per step over {link} = {comm * 1e3:.2f} ms."
-        )
+        working.append(i18n.msg("Tensor-parallel all-reduces: {count:.0f} per step over {link} = {ms:.2f} ms.",
+                                count=cost["allreduces"], link=link, ms=comm * ms))  # fmt: skip
     if cpu:
-        working.append(f"Experts in CPU memory: {cost['w_cpu'] / 1e9:.2f} GB per step at {ram_gbs:g} GB/s × "
-                       f"{f['cpu_bw']:.2f} = {cpu * 1e3:.2f} ms, after the GPU's part.")  # fmt: skip
-    parts = {"GPU memory bandwidth": max(memory, compute) if memory >= compute else 0.0,
-             "compute": compute if compute > memory else 0.0, "fixed overheads": overhead, "the link": comm,
-             "CPU memory bandwidth": cpu}  # fmt: skip
+        working.append(i18n.msg("Experts in CPU memory: {gb:.2f} GB per step at {ram_gbs:g} GB/s × {cpu_bw:.2f} = "
+                                "{ms:.2f} ms, after the GPU's part.", gb=cost["w_cpu"] / 1e9, ram_gbs=ram_gbs,
+                                cpu_bw=f["cpu_bw"], ms=cpu * ms))  # fmt: skip
+    parts = {"memory": max(memory, compute) if memory >= compute else 0.0,
+             "compute": compute if compute > memory else 0.0, "overhead": overhead, "link": comm,
+             "cpu": cpu}  # fmt: skip
     bound = max(parts, key=lambda k: parts[k])
-    working.append(f"Step = max(memory, compute) + the rest = {step * 1e3:.2f} ms, most of it {bound}; "
-                   f"{batch} sequence(s) ÷ step = {batch / step:,.1f} tokens/s.")  # fmt: skip
+    working.append(i18n.msg("Step = max(memory, compute) + the rest = {ms:.2f} ms, most of it {bound}; "
+                            "{batch} sequence(s) ÷ step = {rate:,.1f} tokens/s.", ms=step * ms,
+                            bound=i18n.Message(BOUNDS[bound]), batch=batch, rate=batch / step))  # fmt: skip
     return {"tokens_per_s": batch / step, "step_s": step, "memory_s": memory, "compute_s": compute,
             "overhead_s": overhead, "link_s": comm, "cpu_s": cpu, "bound": bound,
             "working": tuple(working)}  # fmt: skip
@@ -662,14 +682,20 @@ class TrainingTime:
     energy_kwh: float
     electricity_cost: float | None
     currency: str | None
-    assumptions: tuple[str, ...]
+    assumptions: tuple[i18n.Message, ...]
+
+    def message(self) -> i18n.Message:
+        """The result in one sentence, rendered in the reader's language when shown."""
+        cost = (i18n.msg(", electricity {cost:,.0f} {currency}", cost=self.electricity_cost,
+                         currency=i18n.Message(self.currency or ""))
+                if self.electricity_cost else "")  # fmt: skip
+        return i18n.msg("{flops:.3g} FLOPs on {gpus} × {gpu} at {mfu:.0%} MFU: {gpu_hours:,.0f} GPU-hours, "
+                        "{days:,.1f} days, {energy:,.0f} kWh{cost}", flops=self.flops, gpus=self.gpus, gpu=self.gpu,
+                        mfu=self.mfu, gpu_hours=self.gpu_hours, days=self.days, energy=self.energy_kwh,
+                        cost=cost)  # fmt: skip
 
     def __str__(self) -> str:
-        cost = f", electricity {self.electricity_cost:,.0f} {self.currency}" if self.electricity_cost else ""
-        return (
-            f"{self.flops:.3g} FLOPs on {self.gpus} × {self.gpu} at {self.mfu:.0%} MFU: "
-            f"{self.gpu_hours:,.0f} GPU-hours, {self.days:,.1f} days, {self.energy_kwh:,.0f} kWh{cost}"
-        )
+        return str(self.message())
 
 
 def training_flops_per_token(model: Model | str, *, context: int = 2048) -> float:
@@ -724,7 +750,8 @@ def training_factors(eng: Engine, precision: str) -> dict[str, float]:
 
         table = engines()
         known = [str(e) for e, v in zip(table["engine"], table["train_util"]) if v == v]
-        raise ValueError(f"engine={eng.name!r} has no fitted training factors; choose one of: {', '.join(known)}")
+        raise ValueError(i18n.msg("engine={engine!r} has no fitted training factors; choose one of: {choices}",
+                                  engine=eng.name, choices=", ".join(known)))
     return {"train_util": util, "train_act_bytes": eng.train_act_bytes, "train_moe_eff": eng.train_moe_eff}
 
 
@@ -789,19 +816,21 @@ def training_time(
     peak = peak_flops(g, precision)
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
-        label, per_token = f"{n / 1e9:.2f}B parameters", 6 * n
+        label, per_token = i18n.msg("{params:.2f}B parameters", params=n / 1e9), 6 * n
         if mfu is None:  # the fitted model needs an architecture: the closest dense catalog model, scaled to n
             stand_in = closest_model(n)
             cost = training_cost(stand_in, g, precision, context, recompute)
             scale = per_token / cost["flops"]
             cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0}
-            label += f" (shaped like {stand_in.name}, the closest dense catalog model)"
+            label = i18n.msg("{params:.2f}B parameters (shaped like {model}, the closest dense catalog model)",
+                             params=n / 1e9, model=stand_in.name)
             seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
         else:
             seconds_per_token = per_token / (peak * mfu)
     else:
         m = lookup_model(model)
-        label = f"{m.name} ({param_count(m, active=True) / 1e9:.2f}B active parameters)"
+        label = i18n.msg("{model} ({active:.2f}B active parameters)", model=m.name,
+                         active=param_count(m, active=True) / 1e9)
         cost = training_cost(m, g, precision, context, recompute)
         per_token = cost["flops"]
         if mfu is None:
@@ -814,15 +843,19 @@ def training_time(
     gpu_hours = tokens * seconds_per_token / 3600
     energy = gpu_hours * g.tdp_w / 1000 if g.tdp_w else math.nan  # NaN: the vendor publishes no power figure
     cost_money = energy * electricity_price if electricity_price is not None and g.tdp_w else None
+    rate = dict(card=g.name, tflops=peak / 1e12, precision=precision, mfu=achieved)
     assumptions = (
-        f"{label} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
-        "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
-        f"{g.name}: {peak / 1e12:,.0f} dense {precision} TFLOPS at {achieved:.0%} MFU"
-        + (f" ({eng.name}'s fitted training factors, data/engines.csv; recompute={recompute})." if fitted else "."),
-        f"Energy: GPU-hours × {g.tdp_w:.0f} W TDP; host, network and cooling (PUE) not included."
+        i18n.msg("{model} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
+                 "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
+                 model=label, tokens=tokens, per_token=per_token, flops=flops),
+        i18n.msg("{card}: {tflops:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU ({engine}'s fitted training "
+                 "factors, data/engines.csv; recompute={recompute}).", engine=eng.name, recompute=recompute, **rate)
+        if fitted
+        else i18n.msg("{card}: {tflops:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU.", **rate),
+        i18n.msg("Energy: GPU-hours × {tdp:.0f} W TDP; host, network and cooling (PUE) not included.", tdp=g.tdp_w)
         if g.tdp_w
-        else f"Energy: not estimated, {g.name} has no published power figure.",
-    )
+        else i18n.msg("Energy: not estimated, {card} has no published power figure.", card=g.name),
+    )  # fmt: skip
     return TrainingTime(flops, g.name, gpus, achieved, gpu_hours, gpu_hours / gpus / 24, energy, cost_money,
                         currency if cost_money is not None else None, assumptions)  # fmt: skip
 
@@ -871,15 +904,19 @@ class Speed:
     tokens_per_s: float | None
     tokens_per_s_per_user: float | None
     time_to_first_token_s: float | None
-    reason: str
+    reason: i18n.Message | str  # a message when it does not fit, "" when it does
+
+    def message(self) -> i18n.Message:
+        """The answer in one sentence, rendered in the reader's language when shown."""
+        if not self.fits:
+            return i18n.msg("does not fit: {reason}", reason=self.reason)
+        return i18n.msg("{total:,.1f} tokens/s in all ({per_user:,.1f} per user), first token after {first:,.2f} s; "
+                        "{gib:.1f} of {card_gib:g} GiB per GPU", total=self.tokens_per_s,
+                        per_user=self.tokens_per_s_per_user, first=self.time_to_first_token_s, gib=self.per_gpu_gib,
+                        card_gib=self.card_gib)  # fmt: skip
 
     def __str__(self) -> str:
-        if not self.fits:
-            return f"does not fit: {self.reason}"
-        return (
-            f"{self.tokens_per_s:,.1f} tokens/s in all ({self.tokens_per_s_per_user:,.1f} per user), first token after "
-            f"{self.time_to_first_token_s:,.2f} s; {self.per_gpu_gib:.1f} of {self.card_gib:g} GiB per GPU"
-        )
+        return str(self.message())
 
 
 def inference_speed(
@@ -916,8 +953,9 @@ def inference_speed(
     base = dict(per_gpu_gib=mem.per_gpu_bytes / GIB, card_gib=card_gib, gpus=mem.gpus)
     if not fits:
         usable = card_gib * (1 - headroom)
-        reason = (f"needs {mem.per_gpu_bytes / GIB:.1f} GiB per GPU on {mem.gpus} × {g.name}, which holds "
-                  f"{usable:.1f} of its {card_gib:g} GiB with {headroom:.0%} kept free")  # fmt: skip
+        reason = i18n.msg("needs {gib:.1f} GiB per GPU on {count} × {card}, which holds {usable:.1f} of its "
+                          "{card_gib:g} GiB with {headroom:.0%} kept free", gib=mem.per_gpu_bytes / GIB,
+                          count=mem.gpus, card=g.name, usable=usable, card_gib=card_gib, headroom=headroom)  # fmt: skip
         return Speed(False, **base, tokens_per_s=None, tokens_per_s_per_user=None, time_to_first_token_s=None,
                      reason=reason)  # fmt: skip
     kw = dict(weights=weights, gpus=gpus, engine=engine, interconnect=interconnect)

@@ -137,3 +137,16 @@ def test_an_engine_version_borrows_from_its_family():
     # the family not fitted (no rows of its own): the pooled factors
     assert _parent(("transformers-4.3x", "layer_us"), pairs[::2]) == ("", "layer_us")
     assert hg.engine("megatron").train_util == hg.engine("nemo").train_util  # no rows: its family's factors
+
+
+def test_the_fit_frames_have_chinese_labels_for_their_columns_and_codes():
+    import re
+
+    from hwguide import i18n
+
+    frame = fit.summary(fit.cross_validation())
+    shown = i18n.labelled(frame, "zh")
+    assert all(re.search(r"[\u4e00-\u9fff]", str(c)) for c in shown.columns)
+    assert all(re.search(r"[\u4e00-\u9fff]", str(v)) for v in shown.iloc[:, 0])
+    assert list(frame.columns)[0] == "kind" and set(frame["kind"]) <= set(fit.SPEED_KINDS)  # codes stay codes
+    assert i18n.label("(other)", "zh", context="engine") == "（其他）"

@@ -1,6 +1,7 @@
 """Speed models: roofline, decode, prefill, multi-GPU, training time, buy vs rent."""
 
 import math
+import re
 
 import pytest
 
@@ -171,3 +172,69 @@ def test_experts_in_cpu_memory_are_read_at_system_memory_bandwidth():
     assert split < on_gpu
     with pytest.raises(ValueError, match="ram_gbs"):
         hg.decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe="all")
+
+
+# ---- messages: the working and the results render in the reader's language; codes stay codes ----
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# names, units and acronyms that stay as they are in Chinese text
+KEPT = {"GB", "GFLOP", "TFLOPS", "KV", "GiB", "FLOPs", "MFU", "TDP", "PUE", "kWh", "tokens", "token", "data",
+        "engines", "csv", "llama", "cpp", "vllm", "transformers", "megatron", "max", "all", "reduce", "PaLM", "NVLink",
+        "SXM", "RTX", "Llama", "Qwen", "Mixtral", "Mistral", "GPU", "bf16", "fp16", "recompute", "none", "card",
+        "engine", "README", "md", "cpu_moe", "ram_gbs", "hg", "ram_bandwidth_gbs", "cpu", "nemo", "torchtitan",
+        "deepspeed", "other", "autoawq", "sglang", "tensorrt", "llm", "lmdeploy", "exllamav2", "mlc", "A10G"}
+
+
+def english_left(text: str) -> set[str]:
+    """Words of three or more Latin letters in ``text`` that are not names, units or acronyms."""
+    return {w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]{2,}", text) if w not in KEPT and w.isalpha()}
+
+
+def test_decode_working_is_messages_rendered_in_either_language():
+    parts = hg.speed.decode_breakdown("Mixtral-8x7B", "H100 SXM", weights="fp16", batch=64, engine="transformers")
+    assert parts["bound"] == "overhead" and parts["bound"] in hg.speed.BOUNDS
+    english = [line.render("en") for line in parts["working"]]
+    assert english[0].startswith("Memory: ") and "256 expert calls" in english[2]
+    assert "most of it fixed overheads; 64 sequence(s) ÷ step" in english[-1]
+    for line in parts["working"]:
+        zh = line.render("zh")
+        assert CJK.search(zh) and not english_left(zh), zh
+    with hg.i18n.using("zh"):
+        assert str(parts["working"][-1]).startswith("每步")
+    memory = hg.speed.decode_breakdown("Llama-3.1-8B", "RTX 4090", weights="fp16", context=4096)
+    assert memory["bound"] == "memory" and "most of it GPU memory bandwidth" in memory["working"][-1].render("en")
+    compute = hg.speed.decode_breakdown("Llama-3.1-8B", "A100 SXM4 80GB", weights="bf16", batch=256, engine="vllm")
+    assert compute["bound"] == "compute"
+    moved = hg.speed.decode_breakdown("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe=24, ram_gbs=89.6)
+    assert moved["bound"] == "cpu" and not english_left(hg.i18n.join(moved["working"], "zh"))
+    tp = hg.speed.decode_breakdown("Llama-3.1-70B", "H100 SXM", weights="bf16", engine="vllm", gpus=4)
+    assert any("all-reduce" in line.render("zh") for line in tp["working"])
+
+
+def test_training_time_and_speed_answers_render_in_chinese():
+    run = training_time("Qwen2.5-0.5B", "RTX 4090", tokens=2e10, electricity_price=0.6)
+    assert str(run).endswith("kWh, electricity 57 CNY")
+    zh = run.message().render("zh")
+    assert zh.endswith("电费 57 元") and "卡时" in zh and not english_left(zh)
+    for result in (run, training_time(7e9, "H100 SXM", tokens=2e10), training_time(1e9, "A100 SXM4 80GB",
+                                                                                     tokens=2e10, mfu=0.4)):
+        for line in result.assumptions:
+            assert line.render("en")[0].isascii() and not english_left(line.render("zh")), line.render("zh")
+    too_big = hg.inference_speed("Llama-3.1-70B", "RTX 4090", weights="fp16")
+    assert str(too_big).startswith("does not fit: needs 134.9 GiB per GPU")
+    assert too_big.message().render("zh").startswith("装不下") and not english_left(too_big.message().render("zh"))
+    fits = hg.inference_speed("Llama-3.1-8B", "RTX 4090", weights="Q4_K_M", engine="llama.cpp")
+    assert not english_left(fits.message().render("zh"))
+
+
+def test_bad_input_errors_render_in_chinese():
+    for call in (lambda: peak_flops("A10G", "fp16"),
+                 lambda: decode_tokens_per_s("Llama-3.1-8B", "H100 SXM", engine="megatron"),
+                 lambda: training_time("Llama-2-7B", "RTX 4090", tokens=1e9, engine="vllm"),
+                 lambda: decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe="all")):
+        with pytest.raises(ValueError) as err:
+            call()
+        message = err.value.args[0]
+        assert isinstance(message, hg.i18n.Message)
+        with hg.i18n.using("zh"):
+            assert CJK.search(str(err.value)) and not english_left(str(err.value)), str(err.value)
