@@ -21,7 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from . import checks
+from . import checks, i18n
+from .i18n import N_
 
 __all__ = ["CONFIG_LIMITS", "Model", "Tensor", "from_hf_config", "param_count", "tensors"]
 
@@ -136,7 +137,7 @@ class Model:
 
     def __post_init__(self) -> None:
         # The same limits as from_hf_config, for a Model built by hand or with dataclasses.replace.
-        label = f"Model {self.name!r}" if isinstance(self.name, str) else "Model"
+        label = i18n.msg("Model {name!r}", name=self.name) if isinstance(self.name, str) else i18n.msg("Model")
         for field in ("layers", "hidden_size", "ffn_size", "heads", "head_dim", "vocab_size", "max_context"):
             _whole(getattr(self, field), field, label, field)
         _whole(self.kv_heads, "kv_heads", label, "kv_heads", high=self.heads)
@@ -156,7 +157,8 @@ class Model:
             checks.flag(getattr(self, field), field)
         for field in ("name", "model_type"):
             if not isinstance(getattr(self, field), str):
-                raise ValueError(f"{label}: {field} must be a string, not {_show(getattr(self, field))}")
+                raise ValueError(i18n.msg("{label}: {key} must be a string, not {value}", label=label, key=field,
+                                          value=_show(getattr(self, field))))  # fmt: skip
 
     @classmethod
     def from_hf_config(cls, config: str | os.PathLike[str] | Mapping[str, Any], **kwargs: Any) -> Model:
@@ -169,33 +171,32 @@ class Model:
         return self.experts > 0
 
     @property
-    def attention_kind(self) -> str:
-        """The attention in words, e.g. ``"GQA (8 KV heads) + sliding window 4096 on 21 of 42 layers"``."""
+    def attention_kind(self) -> i18n.Message:
+        """The attention in words (a message), e.g. ``"GQA (8 KV heads) + sliding window 4096 on 21 of 42 layers"``;
+        :attr:`attention` is its code."""
         if self.attention == "MLA":
-            text = f"MLA (latent {self.kv_lora_rank} + rope {self.qk_rope_head_dim})"
+            kind = i18n.msg("MLA (latent {latent} + rope {rope})", latent=self.kv_lora_rank, rope=self.qk_rope_head_dim)
         elif self.attention == "GQA":
-            text = f"GQA ({self.kv_heads} KV heads)"
+            kind = i18n.msg("GQA ({kv_heads} KV heads)", kv_heads=self.kv_heads)
         else:
-            text = self.attention
-        if self.sliding_window:
-            if self.sliding_window_layers == self.layers:
-                text += f" + sliding window {self.sliding_window}"
-            else:
-                text += (
-                    f" + sliding window {self.sliding_window} on {self.sliding_window_layers} of {self.layers} layers"
-                )
-        return text
+            kind = i18n.msg("{attention}", attention=self.attention)
+        if not self.sliding_window:
+            return kind
+        if self.sliding_window_layers == self.layers:
+            return i18n.msg("{attention} + sliding window {window}", attention=kind, window=self.sliding_window)
+        return i18n.msg("{attention} + sliding window {window} on {window_layers} of {layers} layers", attention=kind,
+                        window=self.sliding_window, window_layers=self.sliding_window_layers, layers=self.layers)
 
 
-def _show(value: Any) -> str:
+def _show(value: Any) -> str | i18n.Message:
     """``repr(value)``, short for a huge integer (whose decimal text Python refuses past 4,300 digits)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
-        return f"an integer of about {int(value.bit_length() * 0.30103)} digits"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+        return i18n.msg("an integer of about {digits} digits", digits=int(value.bit_length() * 0.30103))
+    shown = repr(value)
+    return shown if len(shown) <= 80 else shown[:77] + "..."
 
 
-def _whole(value: Any, key: str, label: str, limit: str, *, high: int | None = None) -> int:
+def _whole(value: Any, key: str, label: str | i18n.Message, limit: str, *, high: int | None = None) -> int:
     """A whole-number config value within ``CONFIG_LIMITS[limit]`` (and at most ``high``)."""
     low, top = CONFIG_LIMITS[limit]
     if high is not None:
@@ -207,9 +208,11 @@ def _whole(value: Any, key: str, label: str, limit: str, *, high: int | None = N
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         whole, value = True, int(value)
     if not whole:
-        raise ValueError(f"{label}: {key} must be a whole number in {low:,}..{top:,}, not {_show(value)}")
+        raise ValueError(i18n.msg("{label}: {key} must be a whole number in {low:,}..{top:,}, not {value}",
+                                  label=label, key=key, low=low, top=top, value=_show(value)))  # fmt: skip
     if not low <= value <= top:
-        raise ValueError(f"{label}: {key}={_show(value)} is outside {low:,}..{top:,}")
+        raise ValueError(i18n.msg("{label}: {key}={value} is outside {low:,}..{top:,}", label=label, key=key,
+                                  value=_show(value), low=low, top=top))  # fmt: skip
     return int(value)
 
 
@@ -224,7 +227,8 @@ def _pick(config: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
 def _required(config: Mapping[str, Any], keys: tuple[str, ...], what: str, label: str, limit: str) -> tuple[str, int]:
     key, value = _pick(config, keys)
     if value is None:
-        raise ValueError(f"{label} has no {what}: looked for {', '.join(repr(k) for k in keys)}")
+        raise ValueError(i18n.msg("{label} has no {what}: looked for {keys}", label=label, what=i18n.msg(what),
+                                  keys=", ".join(repr(k) for k in keys)))  # fmt: skip
     return key, _whole(value, key, label, limit)
 
 
@@ -241,14 +245,14 @@ def _flag(config: Mapping[str, Any], key: str, label: str) -> bool | None:
     try:
         return checks.flag(value, key)
     except ValueError as err:
-        raise ValueError(f"{label}: {err}") from None
+        raise ValueError(i18n.msg("{label}: {error}", label=label, error=err.args[0] if err.args else err)) from None
 
 
 def _text(config: Mapping[str, Any], key: str, label: str) -> str | None:
     value = config.get(key)
     if value is None or isinstance(value, str):
         return value
-    raise ValueError(f"{label}: {key} must be a string, not {_show(value)}")
+    raise ValueError(i18n.msg("{label}: {key} must be a string, not {value}", label=label, key=key, value=_show(value)))
 
 
 def _layer_list(config: Mapping[str, Any], key: str, label: str) -> list[Any]:
@@ -256,7 +260,8 @@ def _layer_list(config: Mapping[str, Any], key: str, label: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"{label}: {key} must be a list, not {_show(value)}")
+        raise ValueError(i18n.msg("{label}: {key} must be a list, not {value}", label=label, key=key,
+                                  value=_show(value)))  # fmt: skip
     return list(value)
 
 
@@ -300,8 +305,8 @@ def _sliding(config: Mapping[str, Any], model_type: str, layers: int, label: str
     layer_types = _layer_list(config, "layer_types", label)
     if layer_types and (len(layer_types) != layers or not all(isinstance(t, str) for t in layer_types)):
         raise ValueError(
-            f"{label}: layer_types must list one attention type (a string) per layer, {layers:,} in all, "
-            f"not {_show(layer_types)}"
+            i18n.msg("{label}: layer_types must list one attention type (a string) per layer, {layers:,} in all, "
+                     "not {value}", label=label, layers=layers, value=_show(layer_types))
         )
     if window is None or use is False:
         return None, 0
@@ -325,51 +330,60 @@ MAX_CONFIG_BYTES = 32 * 2**20
 
 def _read_config(config: str | os.PathLike[str]) -> tuple[dict[str, Any], str, str]:
     """(parsed config, label for messages, default model name) of a config.json path or its folder."""
-    text = os.fspath(config)
-    if not isinstance(text, str) or not text.strip():
-        raise ValueError(f"config must be the path of a config.json file or of its folder, not {config!r}")
-    path = Path(text)
-    problem, raw = None, b""
+    given = os.fspath(config)
+    if not isinstance(given, str) or not given.strip():
+        raise ValueError(i18n.msg("config must be the path of a config.json file or of its folder, not {config!r}",
+                                  config=config))  # fmt: skip
+    path = Path(given)
+    problem: i18n.Message | None = None
+    raw = b""
     try:
         if path.is_dir():
             path = path / "config.json"
-            absent = f"config: the folder {path.parent} holds no config.json"
+            absent = i18n.msg("config: the folder {folder} holds no config.json", folder=path.parent)
         else:
-            absent = f"config: no config.json at {path} (no such file)"
+            absent = i18n.msg("config: no config.json at {path} (no such file)", path=path)
         if not path.exists():
             problem = absent
         elif not path.is_file():
-            problem = f"config: {path} is not a regular file; give the path of a config.json"
+            problem = i18n.msg("config: {path} is not a regular file; give the path of a config.json", path=path)
         elif path.stat().st_size > MAX_CONFIG_BYTES:
-            problem = f"config: {path} is larger than {MAX_CONFIG_BYTES // 2**20} MiB, too large for a config.json"
+            problem = i18n.msg("config: {path} is larger than {mib} MiB, too large for a config.json", path=path,
+                               mib=MAX_CONFIG_BYTES // 2**20)  # fmt: skip
         else:
             raw = path.read_bytes()
     except (OSError, ValueError) as err:  # permissions, a name too long, a NUL byte in the path
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise ValueError(f"config: cannot read {_show(text)} ({reason})") from None
+        raise ValueError(i18n.msg("config: cannot read {path} ({reason})", path=_show(given), reason=reason)) from None
     if problem:
         raise ValueError(problem)
     label = str(path)
     try:
         source = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        raise ValueError(f"{label}: not UTF-8 text (byte {err.start} cannot be decoded); save it as UTF-8") from None
+        raise ValueError(i18n.msg("{label}: not UTF-8 text (byte {byte} cannot be decoded); save it as UTF-8",
+                                  label=label, byte=err.start)) from None  # fmt: skip
 
     def refuse(constant: str) -> None:
-        raise ValueError(f"{constant} is not a JSON number")
+        raise ValueError(i18n.msg("{constant} is not a JSON number", constant=constant))
 
     try:
         data = json.loads(source, parse_constant=refuse)
     except json.JSONDecodeError as err:
-        raise ValueError(f"{label}: not valid JSON ({err.msg} at line {err.lineno}, column {err.colno})") from None
+        raise ValueError(i18n.msg("{label}: not valid JSON ({reason} at line {line}, column {column})", label=label,
+                                  reason=err.msg, line=err.lineno, column=err.colno)) from None  # fmt: skip
     except RecursionError:
-        raise ValueError(f"{label}: not a config.json (its JSON is nested too deeply to read)") from None
-    except ValueError as err:  # NaN/Infinity, or an integer of more than 4,300 digits
-        reason = "a number has more than 4,300 digits" if "digits" in str(err) else str(err)
-        raise ValueError(f"{label}: not valid JSON ({reason})") from None
+        raise ValueError(i18n.msg("{label}: not a config.json (its JSON is nested too deeply to read)",
+                                  label=label)) from None  # fmt: skip
+    except ValueError as err:  # NaN/Infinity (our message), or an integer of more than 4,300 digits (Python's)
+        reason = err.args[0] if err.args and isinstance(err.args[0], i18n.Message) else (
+            i18n.msg("a number has more than 4,300 digits") if "digits" in str(err) else str(err))  # fmt: skip
+        raise ValueError(i18n.msg("{label}: not valid JSON ({reason})", label=label, reason=reason)) from None
     if not isinstance(data, dict):
-        kind = {list: "an array", str: "a string", bool: "true/false", type(None): "null"}.get(type(data), "a number")
-        raise ValueError(f"{label}: config.json must hold a JSON object ({{...}}), not {kind}")
+        kind = {list: N_("an array"), str: N_("a string"), bool: N_("true/false"), type(None): N_("null")}.get(
+            type(data), N_("a number"))  # fmt: skip
+        raise ValueError(i18n.msg("{label}: config.json must hold a JSON object ({{...}}), not {kind}", label=label,
+                                  kind=i18n.msg(kind)))  # fmt: skip
     default_name = path.parent.name if path.name == "config.json" else path.stem
     return data, label, default_name or "custom model"
 
@@ -381,7 +395,8 @@ def _published(value: Any, argument: str) -> float | None:
     try:
         return checks.number(value, argument, low=0.0, high=PARAMS_B_LIMIT, open_low=True, unit="billion")
     except OverflowError:  # an integer too large for a float
-        raise ValueError(f"{argument} must be a finite number of billions, not {_show(value)}") from None
+        raise ValueError(i18n.msg("{argument} must be a finite number of billions, not {value}", argument=argument,
+                                  value=_show(value))) from None  # fmt: skip
 
 
 def from_hf_config(
@@ -404,30 +419,31 @@ def from_hf_config(
     elif isinstance(config, Mapping):
         data, label, default_name = dict(config), "config.json", "custom model"
     else:
-        raise ValueError(
-            f"config must be the path of a config.json (or its folder) or a dict, not {type(config).__name__}"
-        )
+        raise ValueError(i18n.msg("config must be the path of a config.json (or its folder) or a dict, not {kind}",
+                                  kind=type(config).__name__))  # fmt: skip
     if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise ValueError(f"name must be a non-empty string or None, not {_show(name)}")
+        raise ValueError(i18n.msg("name must be a non-empty string or None, not {value}", value=_show(name)))
     if source is not None and not isinstance(source, str):
-        raise ValueError(f"source must be a string or None, not {_show(source)}")
+        raise ValueError(i18n.msg("source must be a string or None, not {value}", value=_show(source)))
     total_b = _published(params_total_b, "params_total_b")
     active_b = _published(params_active_b, "params_active_b")
     if total_b is not None and active_b is not None and active_b > total_b:
-        raise ValueError(f"params_active_b={active_b:g} exceeds params_total_b={total_b:g}")
+        raise ValueError(i18n.msg("params_active_b={active:g} exceeds params_total_b={total:g}", active=active_b,
+                                  total=total_b))  # fmt: skip
     text_config = data.get("text_config")
     if isinstance(text_config, Mapping):  # multimodal wrappers keep the LM here
         # Gemma 3's text_config lists only what differs from its class defaults: fill those in
         defaults = TEXT_CONFIG_DEFAULTS.get(str(text_config.get("model_type", "")).lower(), {})
         data = {**data, **defaults, **text_config}
     elif text_config is not None:
-        raise ValueError(f"{label}: text_config must be a JSON object, not {_show(text_config)}")
+        raise ValueError(i18n.msg("{label}: text_config must be a JSON object, not {value}", label=label,
+                                  value=_show(text_config)))  # fmt: skip
 
     model_type = (_text(data, "model_type", label) or "").lower()
-    _, layers = _required(data, ("num_hidden_layers", "num_layers", "n_layer"), "layer count", label, "layers")
-    _, hidden = _required(data, ("hidden_size", "n_embd", "d_model"), "hidden size", label, "hidden_size")
+    _, layers = _required(data, ("num_hidden_layers", "num_layers", "n_layer"), N_("layer count"), label, "layers")
+    _, hidden = _required(data, ("hidden_size", "n_embd", "d_model"), N_("hidden size"), label, "hidden_size")
     heads_key, heads = _required(
-        data, ("num_attention_heads", "n_head", "num_heads"), "attention head count", label, "heads"
+        data, ("num_attention_heads", "n_head", "num_heads"), N_("attention head count"), label, "heads"
     )
     if _flag(data, "multi_query_attention", label) and data.get("multi_query_group_num") is not None:  # ChatGLM
         kv_key = "multi_query_group_num"
@@ -436,7 +452,8 @@ def from_hf_config(
     kv_heads = _optional(data, kv_key, label, "kv_heads", high=heads) or heads
     if heads % kv_heads:
         raise ValueError(
-            f"{label}: {heads_key}={heads} attention heads do not divide into {kv_key}={kv_heads} KV heads"
+            i18n.msg("{label}: {heads_key}={heads} attention heads do not divide into {kv_key}={kv_heads} KV heads",
+                     label=label, heads_key=heads_key, heads=heads, kv_key=kv_key, kv_heads=kv_heads)
         )
     nope = _optional(data, "qk_nope_head_dim", label, "qk_nope_head_dim")
     rope = _optional(data, "qk_rope_head_dim", label, "qk_rope_head_dim")
@@ -448,18 +465,19 @@ def from_hf_config(
         head_key, head_value = "qk_nope_head_dim + qk_rope_head_dim", (nope or 0) + (rope or 0)
     elif head_value is None:
         if hidden < heads:
-            raise ValueError(f"{label}: hidden_size={hidden} is smaller than {heads_key}={heads}; set head_dim")
+            raise ValueError(i18n.msg("{label}: hidden_size={hidden} is smaller than {heads_key}={heads}; set head_dim",
+                                      label=label, hidden=hidden, heads_key=heads_key, heads=heads))  # fmt: skip
         head_key, head_value = f"hidden_size / {heads_key}", hidden // heads
     head_dim = _whole(head_value, head_key, label, "head_dim")
     ffn_key, ffn = _pick(data, ("intermediate_size", "ffn_hidden_size", "n_inner"))
     if ffn is None:
         ffn_key, ffn = "4 × hidden_size", 4 * hidden
     ffn = _whole(ffn, ffn_key, label, "ffn_size")
-    _, vocab = _required(data, ("vocab_size", "padded_vocab_size"), "vocabulary size", label, "vocab_size")
+    _, vocab = _required(data, ("vocab_size", "padded_vocab_size"), N_("vocabulary size"), label, "vocab_size")
     _, context = _required(
         data,
         ("max_position_embeddings", "seq_length", "n_positions", "n_ctx", "max_sequence_length"),
-        "maximum context",
+        N_("maximum context"),
         label,
         "max_context",
     )
@@ -490,8 +508,8 @@ def from_hf_config(
     if experts:
         if per_value is None:
             raise ValueError(
-                f"{label} has {experts} experts but no experts per token: looked for "
-                + ", ".join(repr(k) for k in per_token_keys)
+                i18n.msg("{label} has {experts} experts but no experts per token: looked for {keys}", label=label,
+                         experts=experts, keys=", ".join(repr(k) for k in per_token_keys))
             )
         per_token = _whole(per_value, per_key, label, "experts_per_token", high=experts)
         moe_layers = len(_moe_layers(data, model_type, layers, label))

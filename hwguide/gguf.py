@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 
-from . import checks
+from . import checks, i18n
 from .architecture import Model, Tensor, _model_of, tensors
 
 __all__ = ["GGUF_METADATA_BYTES_PER_VOCAB", "RULES", "gguf_file_bytes", "gguf_tensor_bytes", "gguf_tensor_types"]
@@ -237,7 +237,8 @@ def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
 def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, str]]:
     if weights in CURRENT_ONLY:
         if rules != "current":
-            raise ValueError(f"weights={weights!r}: the 2023 llama.cpp had no such file type; use rules='current'")
+            raise ValueError(i18n.msg("weights={weights!r}: the 2023 llama.cpp had no such file type; "
+                                      "use rules='current'", weights=weights))  # fmt: skip
         return _iq_types(model, weights)
     default = DEFAULT_TYPE[weights]
     quantised = default not in ("F16", "BF16")

@@ -29,8 +29,9 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .catalog import GPU, _keys, _plain, _table, lookup_engine, lookup_gpu, resolve
+from .i18n import N_
 from .result import GIB, Memory
 from .speed import COMPUTE_COLUMN, _links
 
@@ -71,8 +72,14 @@ MATMUL = {"fp32": "fp32", "fp8-matmul": "fp8", "int8-matmul": "int8"}  # other f
 #  - auto: keep what fits, stream the rest of the denoiser over PCIe each step (ComfyUI).
 OFFLOAD = ("none", "model", "sequential", "auto")
 PASSES = {"cfg": 2, "distilled": 1}
+# The component names of an image run's Memory (codes; their words are the catalog's, context "component").
 COMPONENT_LABELS = {"text": "text encoders", "denoiser": "denoiser", "vae": "VAE", "activations": "activations",
                     "context": "CUDA context"}  # fmt: skip
+_OFFLOAD_RULE = {
+    "none": N_("every component stays on the GPU."),
+    "model": N_("one component on the GPU at a time; the peak is the largest phase."),
+    "sequential": N_("weights stream in submodule by submodule; only activations stay."),
+}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,8 +184,8 @@ def _sizes(m: Mapping[str, Any], width: object, height: object, batch: object, s
     w = checks.whole(m["width"] if width is None else width, "width", low=64, high=8192)
     h = checks.whole(m["height"] if height is None else height, "height", low=64, high=8192)
     if w % 16 or h % 16:
-        raise ValueError(f"width={w} and height={h} must be multiples of 16 (latents are 1/8 of the image, "
-                         f"and the transformers pack 2 × 2 latents per token)")  # fmt: skip
+        raise ValueError(i18n.msg("width={width} and height={height} must be multiples of 16 (latents are 1/8 of the "
+                                  "image, and the transformers pack 2 × 2 latents per token)", width=w, height=h))
     b = checks.whole(batch, "batch", high=256)
     s = checks.whole(m["steps"] if steps is None else steps, "steps", high=1000)
     return w, h, b, s
@@ -278,24 +285,27 @@ def image_memory(
     offload = checks.choice(offload, "offload", OFFLOAD)
     g = lookup_gpu(card, "card") if card is not None else None
     if offload == "auto" and g is None:
-        raise ValueError("offload='auto' keeps what fits on a card: give card=, or choose none, model or sequential")
+        raise ValueError(i18n.msg("offload='auto' keeps what fits on a card: give card=, or choose none, model or "
+                                  "sequential"))  # fmt: skip
     fac = {**_engine_row(engine), **(factors or {})}
     wb = image_weights_bytes(m["name"], weights=weights, text_weights=text_weights)
     lay = _layout(_cost(m, wb, g, w, h, b, offload), fac)
     per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in lay["held"].items() if v}
+    guidance = i18n.msg("classifier-free guidance") if m["guidance"] == "cfg" else i18n.msg("guidance-distilled")
+    how = i18n.msg(_OFFLOAD_RULE[lay["mode"]])
     notes = (
-        f"{m['name']}: {w} × {h} px, batch {b}, {PASSES[m['guidance']]} denoiser pass(es) per step "
-        f"({'classifier-free guidance' if m['guidance'] == 'cfg' else 'guidance-distilled'}).",
-        f"Weights: denoiser {weights or m['dtype']}, text encoders {text_weights or m['dtype']}, VAE 16-bit "
-        f"(parameters × bits of the format; data/image_components.csv).",
-        f"Activations: {fac['act_bytes_per_px']:.0f} B per pixel per pass (denoiser) and "
-        f"{fac['vae_bytes_per_px']:.0f} B per pixel (VAE decode), fitted ({fac['engine']}: {fac['fitted']}).",
-        f"Offload '{lay['mode']}': "
-        + {"none": "every component stays on the GPU.",
-           "model": "one component on the GPU at a time; the peak is the largest phase.",
-           "sequential": "weights stream in submodule by submodule; only activations stay."}[lay["mode"]]
-        + (f" {lay['streamed'] / GIB:.1f} GiB of the denoiser does not fit and streams over PCIe each step."
-           if lay["streamed"] and lay["mode"] != "sequential" else ""),
+        i18n.msg("{model}: {width} × {height} px, batch {batch}, {passes} denoiser pass(es) per step ({guidance}).",
+                 model=m["name"], width=w, height=h, batch=b, passes=PASSES[m["guidance"]], guidance=guidance),
+        i18n.msg("Weights: denoiser {weights}, text encoders {text_weights}, VAE 16-bit "
+                 "(parameters × bits of the format; data/image_components.csv).",
+                 weights=weights or m["dtype"], text_weights=text_weights or m["dtype"]),
+        i18n.msg("Activations: {denoiser:.0f} B per pixel per pass (denoiser) and {vae:.0f} B per pixel "
+                 "(VAE decode), fitted ({engine}: {fitted}).", denoiser=fac["act_bytes_per_px"],
+                 vae=fac["vae_bytes_per_px"], engine=fac["engine"], fitted=fac["fitted"]),
+        i18n.msg("Offload '{mode}': {how} {gib:.1f} GiB of the denoiser does not fit and streams over PCIe each step.",
+                 mode=lay["mode"], how=how, gib=lay["streamed"] / GIB)
+        if lay["streamed"] and lay["mode"] != "sequential"
+        else i18n.msg("Offload '{mode}': {how}", mode=lay["mode"], how=how),
     )  # fmt: skip
     offloaded = {COMPONENT_LABELS[k]: int(v) for k, v in lay["offloaded"].items()}
     return Memory(kind="image generation", per_gpu=per_gpu, parts=per_gpu, assumptions=notes, offloaded=offloaded)
@@ -313,7 +323,8 @@ def _rate(card: GPU, fmt: str, dtype: str) -> tuple[float, str]:
         value = getattr(card, COMPUTE_COLUMN[p])
         if value:
             return float(value) * 1e12, p
-    raise ValueError(f"card={card.name!r} has no FP16 Tensor rate in the catalog; choose another card")
+    raise ValueError(i18n.msg("card={card!r} has no FP16 Tensor rate in the catalog; choose another card",
+                              card=card.name))  # fmt: skip
 
 
 def _pcie_bytes_per_s(card: GPU) -> float:
@@ -423,15 +434,20 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
         "peak_gib": held / GIB,
     }
     if explain:
+        moved = {"mode": lay["mode"], "moved": lay["moved"] / 1e9, "pcie": pcie / 1e9}
         out["assumptions"] = (
-            f"Denoiser: {passes} × {b} × {flops['denoiser_pass'] / 1e12:.2f} TFLOP per step at {peak / 1e12:.0f} "
-            f"TFLOPS ({terms['precision']}) × {fac['mfu']:.2f} efficiency = {compute * 1e3:.1f} ms; reading "
-            f"{wb['denoiser'] / 1e9:.1f} GB of weights takes {memory * 1e3:.1f} ms; + {fac['step_ms']:.1f} ms "
-            f"per step ({fac['engine']}).",
-            f"Text encoders {flops['text'] / 1e12:.2f} TFLOP × {passes} prompt(s); VAE decode "
-            f"{flops['vae'] / 1e12:.2f} TFLOP per image at {fac['vae_mfu']:.2f} efficiency.",
-            f"Offload '{lay['mode']}': {lay['moved'] / 1e9:.1f} GB cross PCIe per call"
-            + (f", {lay['streamed'] / 1e9:.1f} GB per step" if lay["streamed"] else "")
-            + f" at {pcie / 1e9:.0f} GB/s.",
+            i18n.msg("Denoiser: {passes} × {batch} × {tflop:.2f} TFLOP per step at {tflops:.0f} TFLOPS ({precision}) "
+                     "× {mfu:.2f} efficiency = {compute_ms:.1f} ms; reading {gb:.1f} GB of weights takes "
+                     "{memory_ms:.1f} ms; + {step_ms:.1f} ms per step ({engine}).", passes=passes, batch=b,
+                     tflop=flops["denoiser_pass"] / 1e12, tflops=peak / 1e12, precision=terms["precision"],
+                     mfu=fac["mfu"], compute_ms=compute * 1e3, gb=wb["denoiser"] / 1e9, memory_ms=memory * 1e3,
+                     step_ms=fac["step_ms"], engine=fac["engine"]),
+            i18n.msg("Text encoders {text:.2f} TFLOP × {passes} prompt(s); VAE decode {vae:.2f} TFLOP per image "
+                     "at {vae_mfu:.2f} efficiency.", text=flops["text"] / 1e12, passes=passes,
+                     vae=flops["vae"] / 1e12, vae_mfu=fac["vae_mfu"]),
+            i18n.msg("Offload '{mode}': {moved:.1f} GB cross PCIe per call, {streamed:.1f} GB per step "
+                     "at {pcie:.0f} GB/s.", streamed=lay["streamed"] / 1e9, **moved)
+            if lay["streamed"]
+            else i18n.msg("Offload '{mode}': {moved:.1f} GB cross PCIe per call at {pcie:.0f} GB/s.", **moved),
         )
     return out

@@ -25,9 +25,10 @@ import re
 import warnings
 from collections.abc import Callable, Sequence
 
-from . import checks
+from . import checks, i18n
 from .architecture import LINEAR_KINDS, Model, Tensor, param_count, tensors
 from .catalog import Engine, lookup_engine, lookup_model
+from .i18n import N_
 from .result import GIB, Memory
 
 __all__ = [
@@ -116,9 +117,11 @@ def check_weights(weights: object, name: str = "weights") -> str:
         if match:
             bits, group = int(match.group(2)), int(match.group(3))
             if not 2 <= bits <= 8:
-                raise ValueError(f"{name}={weights!r}: GPTQ/AWQ store 2 to 8 bits per weight, not {bits}")
+                raise ValueError(i18n.msg("{name}={weights!r}: GPTQ/AWQ store 2 to 8 bits per weight, not {bits}",
+                                          name=name, weights=weights, bits=bits))  # fmt: skip
             if not 1 <= group <= 65_536:
-                raise ValueError(f"{name}={weights!r}: the group size must be 1 to 65,536 weights, not {group}")
+                raise ValueError(i18n.msg("{name}={weights!r}: the group size must be 1 to 65,536 weights, not {group}",
+                                          name=name, weights=weights, group=group))  # fmt: skip
             return text.lower()
     return checks.choice(weights, name, tuple(PLAIN_BYTES) + LIBRARY_FORMATS + ("gptq-<bits>bit-g<group>",)
                          + GGUF_FILE_TYPES)  # fmt: skip
@@ -197,7 +200,8 @@ def cpu_moe_layers(m: Model, cpu_moe: int | str) -> int:
         cpu_moe = int(cpu_moe)
     count = checks.whole(cpu_moe, "cpu_moe", low=0, high=10_000)
     if count and not m.experts:
-        raise ValueError(f"cpu_moe={cpu_moe!r}: {m.name} is a dense model; it has no experts to keep in CPU memory")
+        raise ValueError(i18n.msg("cpu_moe={cpu_moe!r}: {model} is a dense model; it has no experts to keep in CPU "
+                                  "memory", cpu_moe=cpu_moe, model=m.name))  # fmt: skip
     return min(count, m.moe_layers)
 
 
@@ -328,9 +332,9 @@ class Runtime:
     measured: bool  # True when the user gave the CUDA context instead of the engine's figure
 
     @property
-    def source(self) -> str:
-        """Where the CUDA-context figure comes from."""
-        return "measured, given" if self.measured else self.engine.source.split(" ; ")[0]
+    def source(self) -> str | i18n.Message:
+        """Where the CUDA-context figure comes from (a message when it was given)."""
+        return i18n.msg("measured, given") if self.measured else self.engine.source.split(" ; ")[0]
 
 
 def runtime(engine: object, cuda_context_mib: object) -> Runtime:
@@ -339,8 +343,9 @@ def runtime(engine: object, cuda_context_mib: object) -> Runtime:
     if cuda_context_mib is None:
         if eng.cuda_context_mib is None:
             raise ValueError(
-                f"engine={eng.name!r} has no sourced CUDA-context figure in data/engines.csv; pass "
-                "cuda_context_mib= (measured with nvidia-smi) or choose transformers, vllm or llama.cpp"
+                i18n.msg("engine={engine!r} has no sourced CUDA-context figure in data/engines.csv; pass "
+                         "cuda_context_mib= (measured with nvidia-smi) or choose transformers, vllm or llama.cpp",
+                         engine=eng.name)
             )
         return Runtime(eng, float(eng.cuda_context_mib), False)
     mib = checks.number(cuda_context_mib, "cuda_context_mib", high=1_000_000, unit="MiB")
@@ -383,7 +388,7 @@ def inference_memory(
     flash_attention = checks.flag(flash_attention, "flash_attention")
     run = runtime(engine, cuda_context_mib)
     eng = run.engine
-    notes: list[str] = []
+    notes: list[i18n.Message] = []
     warns = _context_warning(m, context)
     w = weights_bytes(m, fmt)
     cache = kv_cache_bytes(m, context, batch=batch, kv=kv)
@@ -394,26 +399,28 @@ def inference_memory(
         step = min(ub, batch * context)
         scores = 0 if flash_attention else step * context * heads
         work = 4 * (step * m.vocab_size + max(3 * f * step, scores))
+        scored = (
+            i18n.msg("no attention scores (flash attention)") if flash_attention else i18n.msg("the attention scores")
+        )
         notes.append(
-            f"{eng.name} compute buffer: fp32 logits and the larger of the FFN intermediates and "
-            f"{'no attention scores (flash attention)' if flash_attention else 'the attention scores'} "
-            f"for one micro-batch of {ub} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
-            f"n_batch 512 (llama.cpp PR #2411)."
+            i18n.msg("{engine} compute buffer: fp32 logits and the larger of the FFN intermediates and {scores} "
+                     "for one micro-batch of {ubatch} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
+                     "n_batch 512 (llama.cpp PR #2411).", engine=eng.name, scores=scored, ubatch=ub)
         )
     else:  # forward-step: the largest transient of one forward step of a PyTorch stack
         step = min(eng.prefill_chunk_tokens or batch * context, batch * context)
         work = 2 * step * (2 * h + 3 * f) + 4 * batch * m.vocab_size
         if not flash_attention:
             work += 2 * batch * heads * min(step, context) * context
+        scores = (
+            i18n.msg("no s² attention matrix (flash/SDPA attention).")
+            if flash_attention
+            else i18n.msg("eager attention keeps the s² scores.")
+        )
         notes.append(
-            f"Activations: the largest transient of one forward step over {step:,} tokens (residual "
-            f"and normed hidden states, and the FFN's gate, up and product in 16-bit) plus fp32 "
-            f"logits for the last position of each sequence; "
-            + (
-                "no s² attention matrix (flash/SDPA attention)."
-                if flash_attention
-                else "eager attention keeps the s² scores."
-            )
+            i18n.msg("Activations: the largest transient of one forward step over {step:,} tokens (residual "
+                     "and normed hidden states, and the FFN's gate, up and product in 16-bit) plus fp32 "
+                     "logits for the last position of each sequence; {scores}", step=step, scores=scores)
         )
     graphs = (eng.graphs_mib or 0) * MIB
     offloaded: dict[str, float] = {}
@@ -421,15 +428,17 @@ def inference_memory(
         embd = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind in ("embedding", "position"))
         offloaded["token_embd"] = embd
         w -= embd
-        notes.append(f"{eng.name} keeps the token-embedding matrix in CPU memory (the log's CPU buffer).")
+        notes.append(i18n.msg("{engine} keeps the token-embedding matrix in CPU memory (the log's CPU buffer).",
+                              engine=eng.name))  # fmt: skip
     cpu_layers = cpu_moe_layers(m, cpu_moe)
     if cpu_layers:
         experts = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind in EXPERT_KINDS) * cpu_layers / m.moe_layers
         offloaded["experts"] = experts
         w -= experts
         notes.append(
-            f"Routed experts of {cpu_layers} of {m.moe_layers} MoE layers in CPU memory: {experts / GIB:.2f} GiB; "
-            "attention, shared experts, norms and the KV cache stay on the GPU."
+            i18n.msg("Routed experts of {layers} of {moe_layers} MoE layers in CPU memory: {gib:.2f} GiB; "
+                     "attention, shared experts, norms and the KV cache stay on the GPU.",
+                     layers=cpu_layers, moe_layers=m.moe_layers, gib=experts / GIB)
         )
     per_gpu = {
         "weights": w / gpus,
@@ -442,22 +451,26 @@ def inference_memory(
     parts = {k: v * gpus for k, v in per_gpu.items()}
     parts["weights"], parts["activations"] = w, work
     assumptions = [
-        f"Weights: {fmt}, {w / GIB:.2f} GiB for {param_count(m) / 1e9:.2f}B parameters counted from the architecture.",
-        f"KV cache: {kv}, {batch} × {context:,} tokens; " + _kv_rule(m),
+        i18n.msg("Weights: {format}, {gib:.2f} GiB for {billions:.2f}B parameters counted from the architecture.",
+                 format=fmt, gib=w / GIB, billions=param_count(m) / 1e9),
+        i18n.msg("KV cache: {kv}, {batch} × {tokens:,} tokens; {rule}", kv=kv, batch=batch, tokens=context,
+                 rule=_kv_rule(m)),
         *notes,
-        f"CUDA context: {run.cuda_context_mib:.0f} MiB per GPU ({run.source}).",
+        _context_note(run),
     ]
     if graphs:
-        assumptions.append(f"CUDA graphs: {eng.graphs_mib:.0f} MiB per GPU ({eng.name} engine notes).")
+        assumptions.append(i18n.msg("CUDA graphs: {mib:.0f} MiB per GPU ({engine} engine notes).",
+                                    mib=eng.graphs_mib, engine=eng.name))  # fmt: skip
     if eng.preallocate_fraction:
         assumptions.append(
-            f"{eng.name} pre-allocates {eng.preallocate_fraction:.0%} of each GPU's memory and fills the rest with "
-            "KV cache: nvidia-smi shows that much whatever the model; the total here is what the workload needs."
+            i18n.msg("{engine} pre-allocates {fraction:.0%} of each GPU's memory and fills the rest with KV cache: "
+                     "nvidia-smi shows that much whatever the model; the total here is what the workload needs.",
+                     engine=eng.name, fraction=eng.preallocate_fraction)
         )
     if gpus > 1:
         assumptions.append(
-            f"Tensor parallel over {gpus} GPUs: weights, KV cache and activations split; each GPU "
-            "keeps its own CUDA context."
+            i18n.msg("Tensor parallel over {gpus} GPUs: weights, KV cache and activations split; each GPU "
+                     "keeps its own CUDA context.", gpus=gpus)
         )
     return Memory(
         kind="inference",
@@ -470,21 +483,28 @@ def inference_memory(
     )
 
 
-def _kv_rule(m: Model) -> str:
+def _kv_rule(m: Model) -> i18n.Message:
     if m.attention == "MLA":
-        return f"MLA caches a {m.kv_lora_rank}+{m.qk_rope_head_dim}-value latent per token and layer."
-    text = f"2 × {m.layers} layers × {m.kv_heads} KV heads × {m.head_dim} head dim per token"
+        return i18n.msg("MLA caches a {latent}+{rope}-value latent per token and layer.",
+                        latent=m.kv_lora_rank, rope=m.qk_rope_head_dim)  # fmt: skip
+    shape = {"layers": m.layers, "kv_heads": m.kv_heads, "head_dim": m.head_dim}
     if m.sliding_window:
-        text += f"; {m.sliding_window_layers} layers keep at most {m.sliding_window:,} tokens"
-    return text + "."
+        return i18n.msg("2 × {layers} layers × {kv_heads} KV heads × {head_dim} head dim per token; "
+                        "{window_layers} layers keep at most {window:,} tokens.",
+                        window_layers=m.sliding_window_layers, window=m.sliding_window, **shape)  # fmt: skip
+    return i18n.msg("2 × {layers} layers × {kv_heads} KV heads × {head_dim} head dim per token.", **shape)
 
 
-def _context_warning(m: Model, context: int) -> list[str]:
+def _context_note(run: Runtime) -> i18n.Message:
+    return i18n.msg("CUDA context: {mib:.0f} MiB per GPU ({source}).", mib=run.cuda_context_mib, source=run.source)
+
+
+def _context_warning(m: Model, context: int) -> list[i18n.Message]:
+    """A warning (issued now, in the current language, and returned) when ``context`` exceeds the model's maximum."""
     if context > m.max_context:
-        message = (
-            f"context={context:,} exceeds {m.name}'s maximum of {m.max_context:,} tokens; the memory is computed anyway"
-        )
-        warnings.warn(message, UserWarning, stacklevel=3)
+        message = i18n.msg("context={tokens:,} exceeds {model}'s maximum of {maximum:,} tokens; "
+                           "the memory is computed anyway", tokens=context, model=m.name, maximum=m.max_context)
+        warnings.warn(str(message), UserWarning, stacklevel=3)
         return [message]
     return []
 
@@ -496,16 +516,16 @@ def _context_warning(m: Model, context: int) -> list[str]:
 PRECISIONS = ("bf16-mixed", "fp16-mixed", "fp32", "bf16")
 # Optimizer state bytes per trainable parameter, with the source of each figure.
 OPTIMIZERS: dict[str, tuple[float, str]] = {
-    "adamw": (8.0, "Adam/AdamW keep two fp32 moments, 8 bytes "
-                   "(ZeRO paper §3.1: K = 12 with the fp32 master copy)"),
-    "adamw-8bit": (2.0, "8-bit Adam keeps two 1-byte moments, 2 bytes "
-                        "(Dettmers et al. 2022, 8-bit Optimizers; transformers perf_train_gpu_one)"),
-    "paged-adamw-8bit": (2.0, "paged 8-bit AdamW: 2 bytes, pageable to CPU memory under pressure "
-                              "(QLoRA §2, paged optimizers)"),
-    "sgd": (4.0, "SGD with momentum keeps one fp32 buffer, 4 bytes (transformers perf_train_gpu_one)"),
-    "lion": (4.0, "Lion keeps one fp32 momentum, 4 bytes (Chen et al. 2023)"),
-    "adafactor": (0.0, "Adafactor keeps factored row and column second moments: about "
-                       "4 × (rows + cols) bytes per matrix (Shazeer & Stern 2018)"),
+    "adamw": (8.0, N_("Adam/AdamW keep two fp32 moments, 8 bytes "
+                      "(ZeRO paper §3.1: K = 12 with the fp32 master copy)")),
+    "adamw-8bit": (2.0, N_("8-bit Adam keeps two 1-byte moments, 2 bytes "
+                           "(Dettmers et al. 2022, 8-bit Optimizers; transformers perf_train_gpu_one)")),
+    "paged-adamw-8bit": (2.0, N_("paged 8-bit AdamW: 2 bytes, pageable to CPU memory under pressure "
+                                 "(QLoRA §2, paged optimizers)")),
+    "sgd": (4.0, N_("SGD with momentum keeps one fp32 buffer, 4 bytes (transformers perf_train_gpu_one)")),
+    "lion": (4.0, N_("Lion keeps one fp32 momentum, 4 bytes (Chen et al. 2023)")),
+    "adafactor": (0.0, N_("Adafactor keeps factored row and column second moments: about "
+                          "4 × (rows + cols) bytes per matrix (Shazeer & Stern 2018)")),
 }  # fmt: skip
 
 
@@ -518,8 +538,8 @@ def _optimizer_state_bytes(trainable: Sequence[Tensor], optimizer: str, pure_bf1
     return per_param * sum(t.size * t.count for t in trainable)
 
 
-_SHARDED = ("nothing", "optimizer states", "gradients and optimizer states",
-            "weights, gradients and optimizer states")  # fmt: skip
+_SHARDED = (N_("nothing"), N_("optimizer states"), N_("gradients and optimizer states"),
+            N_("weights, gradients and optimizer states"))  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -547,7 +567,7 @@ def parallelism(
     if offload is not None:
         offload = checks.choice(offload, "offload", ("optimizer", "optimizer+params"))
     if gpus % (tp * pp):
-        raise ValueError(f"gpus={gpus} is not a multiple of tp × pp = {tp * pp}")
+        raise ValueError(i18n.msg("gpus={gpus} is not a multiple of tp × pp = {product}", gpus=gpus, product=tp * pp))
     return Parallelism(gpus, tp, pp, zero, offload)
 
 
@@ -602,28 +622,29 @@ def training_memory(
                            tp=split.tp, bytes_per_value=4 if precision == "fp32" else 2)  # fmt: skip
     logits = logits_bytes(m, context, batch) / split.tp
     notes = [
-        f"All {n / 1e9:.2f}B parameters are trained.",
-        f"Model states ({precision}): {_STATE_RULE[precision]}; {OPTIMIZERS[optimizer][1]}. "
-        "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+        i18n.msg("All {billions:.2f}B parameters are trained.", billions=n / 1e9),
+        i18n.msg("Model states ({precision}): {rule}; {optimizer}. "
+                 "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+                 precision=precision, rule=i18n.msg(_STATE_RULE[precision]),
+                 optimizer=i18n.msg(OPTIMIZERS[optimizer][1])),
     ]
     return _assemble("training", m, states, act + logits, act, split, run, warns, notes,
                      _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
 
 
 _STATE_RULE = {
-    "bf16-mixed": "16-bit weights and gradients, fp32 master weights",
-    "fp16-mixed": "16-bit weights and gradients, fp32 master weights",
-    "fp32": "fp32 weights and gradients",
-    "bf16": "pure bf16 weights, gradients and optimizer states (no fp32 copy)",
+    "bf16-mixed": N_("16-bit weights and gradients, fp32 master weights"),
+    "fp16-mixed": N_("16-bit weights and gradients, fp32 master weights"),
+    "fp32": N_("fp32 weights and gradients"),
+    "bf16": N_("pure bf16 weights, gradients and optimizer states (no fp32 copy)"),
 }
 
 
-def _activation_note(batch: int, context: int, flash_attention: bool, recompute: str) -> str:
-    return (
-        f"Activations: {batch} × {context:,} tokens per micro-batch, "
-        f"{'flash attention' if flash_attention else 'standard attention with stored s² scores'}, "
-        f"recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor)."
-    )
+def _activation_note(batch: int, context: int, flash_attention: bool, recompute: str) -> i18n.Message:
+    attention = i18n.msg("flash attention") if flash_attention else i18n.msg("standard attention with stored s² scores")
+    return i18n.msg("Activations: {batch} × {tokens:,} tokens per micro-batch, {attention}, "
+                    "recompute={recompute} (Korthikanti et al. 2022, Table 2, per stored tensor).",
+                    batch=batch, tokens=context, attention=attention, recompute=recompute)  # fmt: skip
 
 
 def _model_states(
@@ -659,9 +680,9 @@ def _assemble(
     activations: float,
     split: Parallelism,
     run: Runtime,
-    warns: list[str],
-    notes: list[str],
-    activation_note: str,
+    warns: list[i18n.Message],
+    notes: list[i18n.Message],
+    activation_note: i18n.Message,
 ) -> Memory:
     """Spread model states over the GPUs by the parallel layout and add activations and runtime."""
     w_div, g_div, o_div = _zero_split(split.zero, split.dp)
@@ -692,18 +713,24 @@ def _assemble(
     assumptions = [
         *notes,
         activation_note,
-        "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, 10 bytes per token × vocabulary.",
-        f"CUDA context: {run.cuda_context_mib:.0f} MiB per GPU ({run.source}).",
-        "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
-        "communication buffers, and temporary copies during the optimizer step.",
+        i18n.msg("Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, "
+                 "10 bytes per token × vocabulary."),
+        _context_note(run),
+        i18n.msg("Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
+                 "communication buffers, and temporary copies during the optimizer step."),
     ]
     if split.gpus > 1:
         assumptions.append(
-            f"{split.gpus} GPUs = {dp} data-parallel × {split.tp} tensor-parallel × {split.pp} pipeline stages; "
-            f"ZeRO stage {split.zero} shards {_SHARDED[split.zero]} over {dp}."
+            i18n.msg("{gpus} GPUs = {dp} data-parallel × {tp} tensor-parallel × {pp} pipeline stages; "
+                     "ZeRO stage {zero} shards {sharded} over {dp}.", gpus=split.gpus, dp=dp, tp=split.tp,
+                     pp=split.pp, zero=split.zero, sharded=i18n.msg(_SHARDED[split.zero]))
         )
-    if split.offload:
-        assumptions.append(f"Offloaded to CPU memory: {', '.join(moved)} (DeepSpeed ZeRO-Offload / Infinity).")
+    if split.offload == "optimizer":
+        assumptions.append(i18n.msg("Offloaded to CPU memory: master_weights, optimizer_states "
+                                    "(DeepSpeed ZeRO-Offload / Infinity)."))  # fmt: skip
+    elif split.offload:
+        assumptions.append(i18n.msg("Offloaded to CPU memory: master_weights, optimizer_states, weights "
+                                    "(DeepSpeed ZeRO-Offload / Infinity)."))  # fmt: skip
     return Memory(
         kind=kind,
         per_gpu={k: int(round(v)) for k, v in per_gpu.items()},
@@ -790,7 +817,8 @@ def finetune_memory(
     method = checks.choice(method, "method", FINETUNE_METHODS)
     if method == "full":
         if weights is not None and check_weights(weights) not in ("bf16", "fp16"):
-            raise ValueError(f"weights={weights!r}: full fine-tuning trains 16-bit weights; leave weights=None")
+            raise ValueError(i18n.msg("weights={weights!r}: full fine-tuning trains 16-bit weights; leave weights=None",
+                                      weights=weights))  # fmt: skip
         return training_memory(
             m, precision="bf16-mixed", optimizer=optimizer, batch=batch, context=context, gpus=gpus, zero=zero,
             recompute=recompute, flash_attention=flash_attention, offload=offload, engine=engine,
@@ -819,14 +847,17 @@ def finetune_memory(
     target_text = targets if isinstance(targets, str) else ", ".join(targets)
     n_all = param_count(m)
     notes = [
-        f"{'QLoRA' if method == 'qlora' else 'LoRA'}: rank {rank} on {target_text}: "
-        f"{n_train / 1e6:.1f}M trainable parameters ({100 * n_train / n_all:.2f}% of {n_all / 1e9:.2f}B), "
-        f"frozen base in {base_fmt} ({frozen / GIB:.2f} GiB).",
-        "Adapters in fp32 with fp32 gradients (PEFT's default autocast_adapter_dtype=True).",
+        i18n.msg("{method}: rank {rank} on {targets}: {millions:.1f}M trainable parameters ({percent:.2f}% of "
+                 "{billions:.2f}B), frozen base in {base} ({gib:.2f} GiB).",
+                 method="QLoRA" if method == "qlora" else "LoRA", rank=rank, targets=target_text,
+                 millions=n_train / 1e6, percent=100 * n_train / n_all, billions=n_all / 1e9, base=base_fmt,
+                 gib=frozen / GIB),
+        i18n.msg("Adapters in fp32 with fp32 gradients (PEFT's default autocast_adapter_dtype=True)."),
     ]
     if method == "qlora":
-        notes.append(f"QLoRA: {base_fmt} base, bf16 compute (Dettmers et al. 2023, §2).")
-    notes.append(f"Trainable adapter states: fp32 weights and gradients; {OPTIMIZERS[optimizer][1]}.")
+        notes.append(i18n.msg("QLoRA: {base} base, bf16 compute (Dettmers et al. 2023, §2).", base=base_fmt))
+    notes.append(i18n.msg("Trainable adapter states: fp32 weights and gradients; {optimizer}.",
+                          optimizer=i18n.msg(OPTIMIZERS[optimizer][1])))  # fmt: skip
     return _assemble("finetune", m, states, act + logits_bytes(m, context, batch), act, split, run, warns, notes,
                      _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import unicodedata
 from collections.abc import Mapping
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .catalog import GPU, lookup_gpu
 
 __all__ = ["GIB", "Memory"]
@@ -23,16 +24,19 @@ class Memory:
     ``per_gpu`` maps each component to the bytes **one GPU** holds (the most loaded one when the
     work is split); ``parts`` maps each component to the bytes of the **whole job**, all GPUs
     together. With one GPU they are the same. ``offloaded`` maps what was moved to CPU memory
-    (host RAM) to its bytes. ``assumptions`` are plain sentences, each with its source.
+    (host RAM) to its bytes. ``assumptions`` and ``warnings`` are messages (:class:`hwguide.i18n.Message`),
+    each with its source, rendered in the reader's language when shown. Component names (``weights``,
+    ``kv_cache``) and ``kind`` are codes; their words are the catalog's labels (contexts ``"component"``
+    and ``"memory_kind"``).
     """
 
-    kind: str  # "inference", "finetune" or "training"
+    kind: str  # "inference", "finetune", "training" or "image generation"
     per_gpu: Mapping[str, int]
     parts: Mapping[str, int]
     gpus: int = 1
-    assumptions: tuple[str, ...] = ()
+    assumptions: tuple[i18n.Message, ...] = ()
     offloaded: Mapping[str, int] = dataclasses.field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[i18n.Message, ...] = ()
 
     @property
     def total_bytes(self) -> int:
@@ -68,8 +72,8 @@ class Memory:
         card = lookup_gpu(card, "card")
         if count is not None and checks.whole(count, "count") != self.gpus:
             raise ValueError(
-                f"count={count} differs from the gpus={self.gpus} this memory was computed for; "
-                f"compute it again with gpus={count}"
+                i18n.msg("count={count} differs from the gpus={gpus} this memory was computed for; "
+                         "compute it again with gpus={count}", count=count, gpus=self.gpus)
             )
         headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
         return self.per_gpu_bytes <= card.memory_bytes * (1 - headroom)
@@ -98,28 +102,50 @@ class Memory:
         return pd.DataFrame(rows)
 
     def __str__(self) -> str:
-        head = f"{self.kind} memory: {self.per_gpu_gib:.2f} GiB per GPU"
+        lang = i18n.language()
+        kind = i18n.label(self.kind, lang, context="memory_kind")
+        head = i18n.text("{kind} memory: {gib:.2f} GiB per GPU", lang, kind=kind, gib=self.per_gpu_gib)
         if self.gpus > 1:
-            head += f" × {self.gpus} GPUs ({self.total_gib:.2f} GiB in total)"
+            head += i18n.text(" × {gpus} GPUs ({total:.2f} GiB in total)", lang, gpus=self.gpus, total=self.total_gib)
         lines = [head]
-        lines += [f"  {n:<22} {b / GIB:9.3f} GiB" for n, b in self.per_gpu.items()]
+        for name, size in self.per_gpu.items():
+            lines.append(f"  {_pad(i18n.label(name, lang, context='component'), 22)} {size / GIB:9.3f} GiB")
         if self.offloaded:
-            lines.append(f"  offloaded to CPU memory: {self.offloaded_gib:.2f} GiB")
+            lines.append(i18n.text("  offloaded to CPU memory: {gib:.2f} GiB", lang, gib=self.offloaded_gib))
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
+        lang = i18n.language()
         total = max(self.per_gpu_bytes, 1)
         rows = "".join(
-            f"<tr><td>{html.escape(n)}</td><td style='text-align:right'>{b / GIB:,.2f}</td>"
+            f"<tr><td>{html.escape(i18n.label(n, lang, context='component'))}</td>"
+            f"<td style='text-align:right'>{b / GIB:,.2f}</td>"
             f"<td style='text-align:right'>{100 * b / total:.0f}%</td></tr>"
             for n, b in self.per_gpu.items()
         )
-        split = f" × {self.gpus} GPUs = {self.total_gib:,.2f} GiB in total" if self.gpus > 1 else ""
-        notes = "".join(f"<li>{html.escape(a)}</li>" for a in self.warnings + self.assumptions)
-        extra = f"<p>Offloaded to CPU memory: {self.offloaded_gib:,.2f} GiB</p>" if self.offloaded else ""
-        return (
-            f"<div><b>{html.escape(self.kind.capitalize())} memory: {self.per_gpu_gib:,.2f} GiB per GPU"
-            f"{split}</b> (GiB = 2<sup>30</sup> bytes; a card sold as “80 GB” holds 80 GiB)"
-            f"<table><tr><th>component</th><th>GiB per GPU</th><th>share</th></tr>{rows}</table>"
-            f"{extra}<details><summary>Assumptions</summary><ul>{notes}</ul></details></div>"
+        split = (
+            i18n.text(" × {gpus} GPUs = {total:,.2f} GiB in total", lang, gpus=self.gpus, total=self.total_gib)
+            if self.gpus > 1
+            else ""
         )
+        notes = "".join(f"<li>{html.escape(str(i18n.render(a, lang)))}</li>" for a in self.warnings + self.assumptions)
+        extra = (
+            "<p>" + i18n.text("Offloaded to CPU memory: {gib:,.2f} GiB", lang, gib=self.offloaded_gib) + "</p>"
+            if self.offloaded
+            else ""
+        )
+        kind = i18n.label(self.kind, lang, context="memory_kind").capitalize()
+        head = i18n.text("{kind} memory: {gib:,.2f} GiB per GPU", lang, kind=html.escape(kind), gib=self.per_gpu_gib)
+        gib_note = i18n.text("(GiB = 2<sup>30</sup> bytes; a card sold as “80 GB” holds 80 GiB)", lang)
+        return (
+            f"<div><b>{head}{split}</b> {gib_note}"
+            f"<table><tr><th>{i18n.text('component', lang)}</th><th>{i18n.text('GiB per GPU', lang)}</th>"
+            f"<th>{i18n.text('share', lang)}</th></tr>{rows}</table>"
+            f"{extra}<details><summary>{i18n.text('Assumptions', lang)}</summary><ul>{notes}</ul></details></div>"
+        )
+
+
+def _pad(words: str, width: int) -> str:
+    """``words`` padded with spaces to ``width`` columns, a Chinese character counting two (as a terminal shows it)."""
+    shown = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in words)
+    return words + " " * max(0, width - shown)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import hwguide as hg
 from hwguide import image, imagefit
 
+CJK = re.compile(r"[\u4e00-\u9fff]")
 MODELS = ["Stable Diffusion 1.5", "SDXL 1.0 base", "Stable Diffusion 3.5 Large", "Stable Diffusion 3.5 Medium",
           "FLUX.1-dev", "FLUX.1-schnell"]  # fmt: skip
 
@@ -91,9 +94,10 @@ def test_flops_grow_with_pixels_and_cfg_doubles_the_denoiser():
     base = dict(weights="fp16", steps=30, engine="diffusers")
     sdxl = hg.image_seconds("sdxl", "A100 SXM4 80GB", **base)
     assert sdxl["step_s"] > 0 and sdxl["it_per_s"] == pytest.approx(1 / sdxl["step_s"])
-    assert "2 × 1 ×" in sdxl["assumptions"][0]  # two passes per step with CFG
+    assert "2 × 1 ×" in str(sdxl["assumptions"][0])  # two passes per step with CFG
+    assert sdxl["assumptions"][0].fields["passes"] == 2
     flux = hg.image_seconds("flux schnell", "A100 SXM4 80GB", weights="bf16")
-    assert "1 × 1 ×" in flux["assumptions"][0]  # guidance-distilled: one pass
+    assert "1 × 1 ×" in str(flux["assumptions"][0])  # guidance-distilled: one pass
 
 
 def test_memory_offload_modes_order():
@@ -108,10 +112,10 @@ def test_memory_offload_modes_order():
         == hg.image_memory("sd1.5").per_gpu_bytes
     )
     on_4090 = hg.image_seconds("flux dev", "RTX 4090", weights="bf16", offload="auto", engine="webui")
-    assert on_4090["peak_gib"] <= 24 and on_4090["transfer_s"] > 0 and "GB per step" in on_4090["assumptions"][2]
+    assert on_4090["peak_gib"] <= 24 and on_4090["transfer_s"] > 0 and "GB per step" in str(on_4090["assumptions"][2])
     on_4070 = hg.image_seconds("flux dev", "RTX 4070 Ti SUPER", weights="bf16", offload="auto", engine="webui")
     assert on_4070["peak_gib"] <= 16 and on_4070["step_s"] > on_4090["step_s"]
-    assert float(on_4070["assumptions"][2].split(", ")[1].split(" GB")[0]) > 5  # GB streamed each step
+    assert on_4070["assumptions"][2].fields["streamed"] > 5  # GB streamed each step
 
 
 def test_fp8_matmul_runs_at_the_fp8_rate_only_where_the_card_has_it():
@@ -152,3 +156,19 @@ def test_a10_against_a100_from_lambda_measured_rows():
         a10 = hg.image_seconds("sd1.5", "A10", batch=batch, **args)["per_image_s"]
         a100 = hg.image_seconds("sd1.5", "A100 PCIe 80GB", batch=batch, **args)["per_image_s"]
         assert a10 / a100 == pytest.approx(ratio, rel=0.35)
+
+
+def test_image_results_speak_chinese_and_keep_their_codes():
+    mem = hg.image_memory("flux dev", offload="auto", card="RTX 4070")
+    run = hg.image_seconds("flux dev", "RTX 4070 Ti SUPER", weights="bf16", offload="auto", engine="webui")
+    assert mem.kind == "image generation" and "denoiser" in mem.per_gpu
+    assert run["step_bound"] in ("compute", "memory", "pcie")
+    for line in (*mem.assumptions[:2], mem.assumptions[3], *run["assumptions"]):  # [2] quotes the fit's own note
+        zh = line.render("zh")
+        assert CJK.search(zh) and not re.search(r"\b(Offload|Weights|Activations|Denoiser|per step|per call)\b", zh), zh
+    with hg.i18n.using("zh"):
+        shown = str(mem)
+    assert shown.startswith("图像生成") and "denoiser" not in shown and "GiB per GPU" not in shown
+    with hg.i18n.using("en"):
+        assert str(mem).startswith("image generation memory: ")
+        assert str(run["assumptions"][2]).startswith("Offload 'model': ")

@@ -1,6 +1,8 @@
 """The memory math against exact, published figures (formulas, counts, KV cache)."""
 
 import math
+import re
+import warnings
 
 import pytest
 
@@ -324,3 +326,71 @@ def test_whole_job_counts_one_copy_of_a_sharded_state():
     assert replicated.parts["weights"] == pytest.approx(8 * weights, rel=1e-6)
     many = hg.training_memory("Llama-2-7B", gpus=4096, zero=3, context=2048, recompute="full")
     assert many.parts["optimizer_states"] == pytest.approx(sharded.parts["optimizer_states"], rel=1e-6)
+
+
+# ----- the reader's language ----------------------------------------------------------------------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+# English words that stay English in Chinese: names, terms of the trade, the sources' titles
+KEEP = {"flash", "attention", "logits", "softmax", "recompute", "Korthikanti", "Dettmers", "Shazeer", "Stern",
+        "transformers", "Optimizers", "optimizers", "paged", "DeepSpeed", "Offload", "Infinity", "Adafactor",
+        "autocast", "adapter", "dtype", "allocated", "reserved", "latent", "buffer", "eager", "Graph",
+        "nvidia", "llama", "micro", "token", "tokens"}  # fmt: skip
+
+
+def english_left(words: str) -> set[str]:
+    """Lower-case English words of five letters or more left in a Chinese rendering (codes and names aside)."""
+    # codes, keys, paths, file names and quoted formats go first
+    words = re.sub(r"[^\s，；：（）]*[-_=./:][^\s，；：（）]*|'[^']*'", " ", words)
+    return {w for w in re.findall(r"[A-Za-z]{5,}", words) if w not in KEEP and not w[0].isupper() or w == "Weights"}
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: inference_memory("Llama-3.1-8B", weights="Q4_K_M", batch=4, context=8192, engine="llama.cpp"),
+        lambda: inference_memory("Llama-3.1-70B", weights="fp8", context=200_000, engine="vllm", gpus=4),
+        lambda: inference_memory("DeepSeek-R1", weights="Q4_K_M", engine="llama.cpp", cpu_moe="all"),
+        lambda: training_memory("Llama-2-13B", gpus=8, zero=3, offload="optimizer", flash_attention=False),
+        lambda: finetune_memory("Qwen2.5-14B", method="qlora"),
+        lambda: finetune_memory("Qwen2.5-14B", method="lora", optimizer="adafactor", gpus=2, zero=2),
+    ],
+)
+def test_memory_speaks_chinese_after_setup_and_keeps_its_codes(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mem = call()
+    assert mem.kind in ("inference", "finetune", "training")
+    assert all(isinstance(a, hg.i18n.Message) for a in mem.assumptions + mem.warnings)
+    for line in mem.assumptions + mem.warnings:
+        zh = line.render("zh")
+        assert CJK.search(zh) and not english_left(zh), (line.render("en"), zh)
+    with hg.i18n.using("zh"):
+        shown, html = str(mem), mem._repr_html_()
+        frame = hg.i18n.labelled(mem.to_frame())
+    assert CJK.search(shown.splitlines()[0]) and "GiB per GPU" not in shown and "memory" not in shown
+    assert "Assumptions" not in html and "component" not in html and "share" not in html
+    assert "weights" not in shown and "kv_cache" not in html
+    assert (frame.iloc[:, 0] != mem.to_frame()["component"]).all()  # every component in the reader's words
+    assert list(mem.to_frame()["component"])[:2] in (["weights", "kv_cache"], ["weights", "gradients"])
+
+
+def test_english_stays_as_it_was():
+    mem = inference_memory("Llama-3.1-8B", weights="Q4_K_M", batch=4, context=8192, engine="llama.cpp")
+    with hg.i18n.using("en"):
+        assert str(mem).splitlines()[:2] == ["inference memory: 8.93 GiB per GPU",
+                                             "  weights                    4.300 GiB"]  # fmt: skip
+        assert str(mem.assumptions[1]) == ("KV cache: fp16, 4 × 8,192 tokens; "
+                                           "2 × 32 layers × 8 KV heads × 128 head dim per token.")  # fmt: skip
+        assert "<b>Inference memory: 8.93 GiB per GPU</b>" in mem._repr_html_()
+
+
+def test_errors_speak_the_readers_language():
+    with pytest.raises(ValueError) as err:
+        training_memory("Llama-2-7B", gpus=6, tp=4)
+    with hg.i18n.using("zh"):  # an error's words are rendered when it is shown, in the language of that moment
+        assert CJK.search(str(err.value)) and "gpus=6" in str(err.value)
+    assert str(err.value) == "gpus=6 is not a multiple of tp × pp = 4"
+    with hg.i18n.using("zh"), pytest.warns(UserWarning) as caught:
+        mem = inference_memory("Llama-3.1-8B", context=200_000)
+    assert CJK.search(str(caught[0].message)) and mem.warnings[0].render("en").startswith("context=200,000 exceeds")

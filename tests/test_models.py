@@ -240,3 +240,19 @@ def test_gguf_functions_take_weights_and_keyword_rules():
 def test_gguf_bad_weights_or_rules(weights, rules, message):
     with pytest.raises(ValueError, match=message):
         hg.gguf_file_bytes("Llama-2-7B", weights, rules=rules)
+
+
+def test_attention_kind_and_config_errors_speak_the_readers_language():
+    kind = hg.model("Llama-3.1-8B").attention_kind
+    assert str(kind) == "GQA (8 KV heads)" and hg.model("Llama-3.1-8B").attention == "GQA"
+    assert kind.render("zh") == "GQA（8 个 KV 头）"
+    assert "滑动窗口" in hg.model("gemma-3-27b").attention_kind.render("zh")
+    with pytest.raises(ValueError) as err:
+        hg.from_hf_config({"num_hidden_layers": 2})
+    assert str(err.value) == "config.json has no hidden size: looked for 'hidden_size', 'n_embd', 'd_model'"
+    with hg.i18n.using("zh"):
+        assert str(err.value).startswith("config.json 中没有隐藏层维度：")
+    with pytest.raises(ValueError) as err:
+        hg.from_hf_config({"num_hidden_layers": 2.5})
+    with hg.i18n.using("zh"):
+        assert "整数" in str(err.value) and "must be" not in str(err.value)
