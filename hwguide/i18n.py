@@ -159,6 +159,8 @@ class Message:
 
 def msg(key: str, /, **fields: Any) -> Message:
     """A :class:`Message` with id ``key`` (its English, ``{named}`` fields) and the fields' values."""
+    if "context" in fields:
+        raise KeyError("a message field may not be named 'context' (it is the catalog context): rename it")
     missing = {name for _, name, _, _ in string.Formatter().parse(key) if name} - set(fields)
     if missing:
         raise KeyError(f"message {key!r} needs the fields {sorted(missing)}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,8 @@ h1 { font-size: 15pt; margin: 0 0 2pt 0; }
 .ex .kind { color: #444; }
 .ex .unit { color: #333; font-size: 9.5pt; }
 .room { border: 1px solid #999; border-radius: 2pt;
-        background: repeating-linear-gradient(#fff, #fff 7.4mm, #ddd 7.4mm, #ddd 7.6mm); }
+        background-image: linear-gradient(to bottom, transparent 7.3mm, #d5d5d5 7.3mm, #d5d5d5 7.6mm);
+        background-size: 100% 7.6mm; }
 .key { border-left: 3pt solid #2b6cb0; padding: 2pt 0 2pt 6pt; background: #f3f7fc; font-size: 9.5pt; }
 .key b { color: #1a4e8a; }
 .note { color: #555; font-size: 9pt; }
@@ -64,7 +66,8 @@ def lesson_title(lesson: str, lang: str | None = None) -> str:
         for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
             source = "".join(cell["source"]).lstrip()
             if cell["cell_type"] == "markdown" and source.startswith("#"):
-                return source.split("\n", 1)[0].lstrip("#").strip()
+                heading = source.split("\n", 1)[0].lstrip("#").strip()
+                return re.sub(rf"^{lesson}\s*[·:：.\-]\s*", "", heading)
     return lesson
 
 
