@@ -1,8 +1,8 @@
 """Figures for the course (matplotlib; every axis labelled with its unit).
 
-Titles, axes and legends are in the language set by ``hg.setup(lang=...)``; a title passed in is
-translated too when ``data/translations.csv`` has it (kind ``ui``), so a notebook's code stays the
-same in both languages."""
+Titles, axes and legends are in the language set by ``hg.setup(lang=...)``; a title or label passed
+in (a workload mark, a bar's name) is translated too when the message catalog has it, so a notebook's
+code stays the same in both languages."""
 
 from __future__ import annotations
 
@@ -13,7 +13,42 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter, ScalarFormatter
 
 from . import checks
-from .i18n import text as _t
+from .i18n import N_, text
+
+# Labels the course's notebooks pass to these charts, marked so the catalog keeps their Chinese: the
+# roofline's workload marks and the fine-tuning chart's methods (rendered by text() when drawn).
+PASSED_LABELS = (
+    N_("decode, 1 user"),
+    N_("decode, 32 users"),
+    N_("prefill, 2,048 tokens"),
+    N_("full"),
+    N_("LoRA (bf16 base)"),
+    N_("QLoRA (NF4 base)"),
+    N_("Fine-tuning Llama-3.1-8B (gradient checkpointing on), GiB per GPU"),
+    N_("Inference score, Llama-3.1-8B fp16 (A100 SXM4 80GB = 100)"),
+    N_("Training score, Qwen2.5-1.5B bf16 (A100 SXM4 80GB = 100)"),
+    N_("Inference score per 1,000 CNY (cards it fits on)"),
+)
+# The parts of a hwguide.Memory result, as the memory chart's legend names them.
+MEMORY_PARTS = {
+    "weights": N_("weights"),
+    "kv_cache": N_("kv cache"),
+    "activations": N_("activations"),
+    "cuda_context": N_("cuda context"),
+    "cuda_graphs": N_("cuda graphs"),
+    "gradients": N_("gradients"),
+    "master_weights": N_("master weights"),
+    "optimizer_states": N_("optimizer states"),
+    "logits_and_loss": N_("logits and loss"),
+}
+# Column names a ranking chart may plot, as its axis names them.
+RANKED = {
+    "score": N_("score"),
+    "score_per_1000": N_("score per 1000"),
+    "training_per_1000": N_("training per 1000"),
+    "training_score": N_("training score"),
+    "inference_score": N_("inference score"),
+}
 
 __all__ = ["decode_vs_batch", "memory_breakdown", "memory_vs_bandwidth", "ranking", "roofline"]
 
@@ -45,7 +80,7 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool | str 
     ax = fig.subplots()
     for segment, color in SEGMENT_COLORS.items():
         part = table[table["segment"] == segment]
-        ax.scatter(part["memory_gib"], part["bandwidth_gbs"], s=36, color=color, label=_t(segment))
+        ax.scatter(part["memory_gib"], part["bandwidth_gbs"], s=36, color=color, label=text(segment))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     if label is not False:  # one label per point: cards with identical figures share it
@@ -63,10 +98,10 @@ def memory_vs_bandwidth(table: pd.DataFrame | None = None, *, label: bool | str 
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(ScalarFormatter())
         axis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel(_t("GPU memory (GiB, log scale)"))
-    ax.set_ylabel(_t("Memory bandwidth (GB/s, log scale)"))
-    ax.set_title(_t("How much a card holds vs how fast it can read it"))
-    ax.legend(title=_t("segment"), loc="upper left")
+    ax.set_xlabel(text("GPU memory (GiB, log scale)"))
+    ax.set_ylabel(text("Memory bandwidth (GB/s, log scale)"))
+    ax.set_title(text("How much a card holds vs how fast it can read it"))
+    ax.legend(title=text("segment"), loc="upper left")
     ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
     return fig
@@ -88,15 +123,15 @@ def roofline(cards: list[str], *, precision: str = "fp16", intensities: dict[str
     for name in cards:
         r = card_roofline(name, precision)
         y = np.minimum(r["peak_tflops"], x * r["bandwidth_gbs"] / 1000)
-        ax.plot(x, y, label=_t("{name} (ridge {ridge} FLOP/B)", name=name, ridge=f"{r['ridge_flops_per_byte']:.0f}"))
+        ax.plot(x, y, label=text("{name} (ridge {ridge} FLOP/B)", name=name, ridge=f"{r['ridge_flops_per_byte']:.0f}"))
     for label, value in (intensities or {}).items():
         ax.axvline(value, color="grey", linestyle="--", linewidth=1)
-        ax.annotate(label, (value, 1.0), rotation=90, fontsize=7, xytext=(3, 5), textcoords="offset points")
+        ax.annotate(text(label), (value, 1.0), rotation=90, fontsize=7, xytext=(3, 5), textcoords="offset points")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel(_t("Arithmetic intensity (FLOPs per byte read, log scale)"))
-    ax.set_ylabel(_t("Attainable {precision} TFLOPS (dense, log scale)", precision=precision))
-    ax.set_title(_t("Roofline: below the ridge the memory bandwidth sets the speed"))
+    ax.set_xlabel(text("Arithmetic intensity (FLOPs per byte read, log scale)"))
+    ax.set_ylabel(text("Attainable {precision} TFLOPS (dense, log scale)", precision=precision))
+    ax.set_title(text("Roofline: below the ridge the memory bandwidth sets the speed"))
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     return fig
@@ -104,10 +139,10 @@ def roofline(cards: list[str], *, precision: str = "fp16", intensities: dict[str
 
 def memory_breakdown(results: dict[str, object], *, title: str | None = None) -> Figure:
     """Stacked bars of :class:`hwguide.Memory` results, one bar per label, in GiB per GPU."""
-    title = _t("GPU memory per GPU, part by part" if title is None else title)
+    title = text("GPU memory per GPU, part by part") if title is None else text(title)
     fig = Figure(figsize=(8.5, 4.8))
     ax = fig.subplots()
-    labels = list(results)
+    labels = [text(str(label)) for label in results]
     parts: list[str] = []
     for mem in results.values():
         parts += [p for p in mem.per_gpu if p not in parts]  # type: ignore[attr-defined]
@@ -115,11 +150,11 @@ def memory_breakdown(results: dict[str, object], *, title: str | None = None) ->
     for part in parts:
         values = [mem.per_gpu.get(part, 0) / 2**30 for mem in results.values()]  # type: ignore[attr-defined]
         if any(values):
-            ax.bar(labels, values, bottom=bottom, label=_t(part.replace("_", " ")))
+            ax.bar(labels, values, bottom=bottom, label=text(MEMORY_PARTS.get(part, part.replace("_", " "))))
             bottom = [b + v for b, v in zip(bottom, values)]
     for i, total in enumerate(bottom):
         ax.annotate(f"{total:.1f}", (i, total), ha="center", xytext=(0, 3), textcoords="offset points", fontsize=8)
-    ax.set_ylabel(_t("GiB per GPU"))
+    ax.set_ylabel(text("GiB per GPU"))
     ax.set_title(title)
     ax.legend(fontsize=8)
     ax.tick_params(axis="x", labelsize=8, labelrotation=15)
@@ -134,8 +169,8 @@ def ranking(table: pd.DataFrame, *, column: str = "score", top: int = 25, title:
     ax = fig.subplots()
     colors = [SEGMENT_COLORS.get(_segment(n), "grey") for n in data["gpu"]]
     ax.barh(data["gpu"], data[column], color=colors)
-    ax.set_xlabel(_t(column.replace("_", " ")))
-    ax.set_title(_t(title or column.replace("_", " ")))
+    ax.set_xlabel(text(RANKED.get(column, column.replace("_", " "))))
+    ax.set_title(text(title or RANKED.get(column, column.replace("_", " "))))
     ax.tick_params(axis="y", labelsize=8)
     fig.tight_layout()
     return fig
@@ -167,14 +202,14 @@ def decode_vs_batch(
         ax.plot(batches, speeds, marker="o", label=name)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel(_t("Concurrent sequences (batch, log scale)"))
-    ax.set_ylabel(_t("Aggregate decode tokens/s (log scale)"))
+    ax.set_xlabel(text("Concurrent sequences (batch, log scale)"))
+    ax.set_ylabel(text("Aggregate decode tokens/s (log scale)"))
     ax.set_title(
-        _t(
-            "{model} ({weights}, {context}-token context): batching turns bandwidth into throughput",
+        text(
+            "{model} ({weights}, {tokens}-token context): batching turns bandwidth into throughput",
             model=model,
             weights=weights,
-            context=f"{context:,}",
+            tokens=f"{context:,}",
         )
     )
     ax.legend(fontsize=8)

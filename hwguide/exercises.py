@@ -19,18 +19,26 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from . import i18n
+from .i18n import N_
 
 __all__ = ["EXERCISES", "Exercise", "Verdict", "answer", "check", "exercises", "question", "show"]
 
 KINDS = ("lookup", "compute", "predict", "design", "why")
 CHECKED_KINDS = ("lookup", "compute", "predict")
-# The label of each kind, as show() prints it (its Chinese in data/translations.csv, kind ui).
-KIND_LABELS = {"lookup": "Look up", "compute": "Compute", "predict": "Predict, then run", "design": "Design",
-               "why": "Why"}  # fmt: skip
+# The label of each kind, as show() prints it (rendered in the reader's language by i18n.text).
+KIND_LABELS = {"lookup": N_("Look up"), "compute": N_("Compute"), "predict": N_("Predict, then run"),
+               "design": N_("Design"), "why": N_("Why")}  # fmt: skip
 SOLUTIONS = {"en": "notebooks/solutions/solutions.ipynb", "zh": "notebooks/zh/solutions/solutions.ipynb"}
-# Words accepted for a yes/no answer, in either language.
-_YES = {"yes", "y", "true", "是", "是的", "对", "会", "能"}
-_NO = {"no", "n", "false", "否", "不", "不是", "不对", "不会", "不能"}
+# Words accepted for a yes/no answer, in every language: the English list and its translations
+# (a catalog entry is a list of words separated by commas, not a sentence).
+_YES = N_("yes, y, true")
+_NO = N_("no, n, false")
+
+
+def _answer_words(key: str) -> frozenset[str]:
+    """The words that give a yes (or a no) answer, in every language of the course."""
+    words = ",".join(i18n.text(key, lang) for lang in i18n.LANGUAGES)
+    return frozenset(w.strip().lower() for w in words.replace("\uff0c", ",").split(",") if w.strip())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -240,14 +248,14 @@ def show(notebook: str, *, lang: str | None = None) -> None:
     """Print every exercise of notebook ``notebook`` ("03"): its id, its kind and its question.
 
     In ``lang`` ("en" or "zh"; the language set by ``hg.setup`` when None), e.g.
-    ``03.1 · Compute: How many GiB …`` or ``03.1 · 算一算：…``.
+    ``03.1 · Compute: How many GiB …`` (in Chinese, the kind and the question in Chinese).
     """
     lang = i18n.resolve(lang)
-    colon = "：" if lang == "zh" else ": "
     blocks = []
     for ex in exercises(notebook):
         label = i18n.text(KIND_LABELS[ex.kind], lang)
-        blocks.append(f"{ex.id} · {label}{colon}{question(ex.id, lang=lang)}")
+        blocks.append(i18n.text("{id} · {kind}: {question}", lang, id=ex.id, kind=label,
+                                question=question(ex.id, lang=lang)))  # fmt: skip
     print("\n\n".join(blocks))
 
 
@@ -274,8 +282,8 @@ def _get(exercise_id: str) -> Exercise:
 
 
 def _yes_no(text: str) -> bool | None:
-    word = text.strip().lower().rstrip(".!。！")
-    return True if word in _YES else False if word in _NO else None
+    word = text.strip().lower().rstrip(".!\u3002\uff01")  # and the Chinese full stop and exclamation mark
+    return True if word in _answer_words(_YES) else False if word in _answer_words(_NO) else None
 
 
 def _same_name(given: str, expected: str) -> bool:
@@ -296,18 +304,23 @@ def _same_name(given: str, expected: str) -> bool:
 class Verdict:
     """The answer to :func:`check`: true when right; shown in a notebook as its one-line message.
 
+    ``message`` is an :class:`hwguide.i18n.Message`, shown in ``lang`` (the language of the check).
     ``checked`` is False for the exercises that cannot be checked automatically (design, why).
     """
 
     ok: bool
-    message: str
+    message: i18n.Message
     checked: bool = True
+    lang: str | None = None
 
     def __bool__(self) -> bool:
         return self.ok
 
+    def __str__(self) -> str:
+        return self.message.render(self.lang)
+
     def __repr__(self) -> str:
-        return self.message
+        return str(self)
 
 
 def _is_right(ex: Exercise, given: Any, expected: Any) -> bool:
@@ -330,7 +343,7 @@ def check(exercise_id: str, given: Any, *, show: bool = True, lang: str | None =
     """Check an answer: a :class:`Verdict`, true when right, that a notebook shows as "right" or a hint.
 
     Messages are in ``lang`` ("en" or "zh"; the language of ``hg.setup`` when None): "03.1: right."
-    or "03.1: not quite. Hint: …" (zh "03.1：正确。" / "03.1：还不对。提示：…"). Design and why
+    or "03.1: not quite. Hint: …" (in Chinese, their Chinese from the catalog). Design and why
     exercises are not checked: the verdict says so and points to the solutions notebook.
     ``show=False`` keeps the message from being printed by a script (a notebook cell shows the
     returned verdict once, either way).
@@ -338,15 +351,15 @@ def check(exercise_id: str, given: Any, *, show: bool = True, lang: str | None =
     lang = i18n.resolve(lang)
     ex = _get(exercise_id)
     if ex.solve is None:
-        verdict = Verdict(False, i18n.text("{id}: this one cannot be checked automatically; compare your answer with "
-                                           "the worked solution in {notebook}.", lang, id=ex.id,
-                                           notebook=SOLUTIONS[lang]), checked=False)  # fmt: skip
+        verdict = Verdict(False, i18n.msg("{id}: this one cannot be checked automatically; compare your answer with "
+                                          "the worked solution in {notebook}.", id=ex.id, notebook=SOLUTIONS[lang]),
+                          checked=False, lang=lang)  # fmt: skip
     elif _is_right(ex, given, ex.solve()):
-        verdict = Verdict(True, i18n.text("{id}: right.", lang, id=ex.id))
+        verdict = Verdict(True, i18n.msg("{id}: right.", id=ex.id), lang=lang)
     else:
-        verdict = Verdict(False, i18n.text("{id}: not quite. Hint: {hint}", lang, id=ex.id, hint=ex.hint[lang]))
+        verdict = Verdict(False, i18n.msg("{id}: not quite. Hint: {hint}", id=ex.id, hint=ex.hint[lang]), lang=lang)
     if show and not _in_notebook():
-        print(verdict.message)
+        print(verdict)
     return verdict
 
 

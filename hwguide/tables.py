@@ -14,11 +14,9 @@ outputs and exports are reproducible.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import hashlib
 import html
 import math
-import re
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -29,7 +27,8 @@ if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
 from . import checks, i18n
-from .catalog import export_status, gpu, load_table, model
+from .catalog import export_status, gpu, model
+from .i18n import N_, msg
 from .memory import finetune_memory, inference_memory, training_memory
 from .planner import evaluate_scenario
 from .speed import training_time
@@ -69,50 +68,15 @@ CARD_CLASSES = ["RTX 4090", "L20", "A100 SXM4 80GB", "H100 SXM"]  # 24, 48, 80 G
 COUNTS = (1, 2, 4, 8)
 
 
-@functools.cache
-def _translations() -> tuple[dict[str, str], dict[str, str], tuple[tuple[Any, str], ...]]:
-    """The Chinese for column names, whole cells and phrases inside cells (data/translations.csv).
-
-    Phrases keep the file's order, longest / most specific first, since each replaces the text
-    the ones before it left.
-    """
-    table = load_table("translations")
-    pairs = {kind: list(zip(rows["en"], rows["zh"])) for kind, rows in table.groupby("kind", sort=False)}
-    # patterns (regular expressions, applied before the phrases) reorder what Chinese puts first:
-    # "needs 20.9 GiB per GPU" -> "每卡需要 20.9 GiB", where phrase by phrase would give "需要 20.9 GiB 每卡"
-    patterns = tuple((re.compile(en), zh) for en, zh in pairs.get("pattern", []))
-    return dict(pairs.get("column", [])), dict(pairs.get("value", [])), patterns + tuple(pairs.get("phrase", []))
-
-
-def _zh_text(value: object) -> object:
-    if not isinstance(value, str):
-        return value
-    _, values, phrases = _translations()
-    if value in values:
-        return values[value]
-    for en, zh in phrases:
-        value = en.sub(zh, value) if isinstance(en, re.Pattern) else value.replace(en, zh)
-    return value
-
-
-TITLES = {
-    "en": [
-        "1. GPU performance ranking",
-        "2. GPU value ranking",
-        "3. Parameters of popular GPUs",
-        "4. Hardware to train models of each size",
-        "5. Hardware to fine-tune and run models of each size",
-        "6. Configurations for different needs",
-    ],
-    "zh": [
-        "1. 显卡性能排名表",
-        "2. 显卡性价比排名表",
-        "3. 热门显卡参数对比表",
-        "4. 各参数大模型训练所需硬件表",
-        "5. 各参数大模型微调与推理硬件表",
-        "6. 不同需求下硬件配置表",
-    ],
-}
+# The tables' titles, in order (rendered in the table's language by :func:`guide_tables`).
+TITLES = (
+    N_("1. GPU performance ranking"),
+    N_("2. GPU value ranking"),
+    N_("3. Parameters of popular GPUs"),
+    N_("4. Hardware to train models of each size"),
+    N_("5. Hardware to fine-tune and run models of each size"),
+    N_("6. Configurations for different needs"),
+)
 
 
 def _count_for(mem_at: dict[int, Any], card: str) -> str:
@@ -122,14 +86,14 @@ def _count_for(mem_at: dict[int, Any], card: str) -> str:
     return "> 8"
 
 
-def _smallest_card(mem: Any) -> str:
+def _smallest_card(mem: Any) -> str | i18n.Message:
     from .catalog import gpus
 
     table = gpus().dropna(subset=["fp16_tflops"]).sort_values(["memory_gib", "msrp_usd"])
     for name, memory in zip(table["name"], table["memory_gib"]):
         if mem.per_gpu_bytes <= memory * 2**30 * 0.9:
             return f"{name} ({memory:g} GiB)"
-    return "none: needs several GPUs"
+    return msg("none: needs several GPUs")
 
 
 def _performance() -> pd.DataFrame:
@@ -151,19 +115,15 @@ def _performance() -> pd.DataFrame:
         )
     frame = pd.DataFrame(rows)
     w, t = INFERENCE_WORKLOAD, TRAINING_WORKLOAD
-    frame.attrs["caption"] = (
-        f"Scores relative to the {REFERENCE} (= 100). Inference: {w['model']} in {w['weights']}, "
-        f"{w['context']:,}-token context, geometric mean of 1-user and {w['batch']}-user decode speed; "
-        f"training: {t['model']} bf16 mixed-precision AdamW, one GPU's training tokens/s with the fitted training "
-        "factors (mostly dense BF16 TFLOPS, some memory bandwidth). Speed factors fitted by benchmarks/fit.py to "
-        "published engine, vendor and framework benchmarks (data/measurements.csv)."
-    )
-    frame.attrs["caption_zh"] = (
-        f"得分以 {REFERENCE} 为 100。推理：{w['model']}（{w['weights']}），上下文 {w['context']:,} 个 token，"
-        f"取 1 个用户与 {w['batch']} 个用户解码速度的几何平均；训练：{t['model']}，bf16 混合精度 AdamW，"
-        "按拟合的训练系数算出单卡每秒训练 token 数（主要取决于稠密 BF16 算力，也与显存带宽有关）。速度系数由 "
-        "benchmarks/fit.py 拟合自推理引擎、模型厂商与训练框架公开的实测数据（data/measurements.csv）。"
-    )
+    frame.attrs["caption"] = msg(
+        "Scores relative to the {reference} (= 100). Inference: {model} in {weights}, {tokens:,}-token context, "
+        "geometric mean of 1-user and {batch}-user decode speed; training: {training_model} bf16 mixed-precision "
+        "AdamW, one GPU's training tokens/s with the fitted training factors (mostly dense BF16 TFLOPS, some memory "
+        "bandwidth). Speed factors fitted by benchmarks/fit.py to published engine, vendor and framework benchmarks "
+        "(data/measurements.csv).",
+        reference=REFERENCE, model=w["model"], weights=w["weights"], tokens=w["context"], batch=w["batch"],
+        training_model=t["model"],
+    )  # fmt: skip
     return frame
 
 
@@ -174,27 +134,30 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
     frame = inf[["gpu", "score", "fits", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
+    frame["price_kind"] = frame["price_kind"].map(lambda kind: _price_kind(kind, lang))
     frame["china_export"] = [export_status(g, as_of=day, lang=lang)["label"] for g in frame["gpu"]]
     dates = [d for d in frame["price_date"] if d is not None]
-    span = f"{min(dates)} to {max(dates)}" if dates else "none"
-    frame.attrs["caption"] = (
-        f"Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in the "
-        f"36 months up to {day} in data/prices.csv (new, used or estimate; the price_kind column says which). Price "
-        f"dates {span}. A card priced only in the other currency is converted at the CFETS central parity of the "
+    span = msg("{first} to {last}", first=min(dates), last=max(dates)) if dates else msg("none")
+    frame.attrs["caption"] = msg(
+        "Score per 1,000 {currency}: inference and training scores of table 1 divided by the latest price in the "
+        "36 months up to {day} in data/prices.csv (new, used or estimate; the price_kind column says which). Price "
+        "dates {span}. A card priced only in the other currency is converted at the CFETS central parity of the "
         "price's date (data/fx.csv), and price_kind shows the original. SXM/OAM modules count only with a whole "
         "server's price per GPU. Cards the inference workload fits come first (fits column), cards with no price "
         "last in each group. china_export: export controls for China on that day (data/export_controls.csv); while a "
-        "US licence is required, a new card reaches China only outside NVIDIA's licensed channels."
-    )
-    frame.attrs["caption_zh"] = (
-        f"每千{i18n.text(currency, 'zh')}得分：表 1 的推理与训练得分除以 data/prices.csv 中截至 {day} 的 "
-        f"36 个月内最新的价格（新卡、二手或估价，见“价格类型”列）。价格日期 {span.replace(' to ', ' 至 ')}。"
-        "只有另一币种价格的显卡，按该价格日期的"
-        "人民币兑美元中间价（中国外汇交易中心，data/fx.csv）换算，“价格类型”列注明原价。SXM/OAM 模组只按整台服务器"
-        "折算到每块 GPU 的价格计。推理负载装得下的显卡排在前面（见“是否装得下”列），每组中没有价格的显卡排在最后。"
-        "“对华出口管制”列为当日的出口管制状态（data/export_controls.csv）；需要美国出口许可期间，新卡只能经英伟达授权渠道以外流入中国。"
-    )
+        "US licence is required, a new card reaches China only outside NVIDIA's licensed channels.",
+        currency=msg(currency), day=day, span=span,
+    )  # fmt: skip
     return frame
+
+
+def _price_kind(kind: object, lang: str) -> object:
+    """A price kind as a code and, for a converted price, the conversion beside it: "street-used (USD 1,207 ×
+    6.984, 2026-01-26)" becomes a message whose kind ("street-used") is labelled in the table's language."""
+    if not isinstance(kind, str) or " (" not in kind or not kind.endswith(")"):
+        return kind
+    code, conversion = kind[:-1].split(" (", 1)
+    return msg("{kind} ({conversion})", kind=i18n.label(code, lang, context="price_kind"), conversion=conversion)
 
 
 def _parameters() -> pd.DataFrame:
@@ -213,13 +176,9 @@ def _parameters() -> pd.DataFrame:
     ]
     rows = [{"gpu": n, **{c: getattr(gpu(n), c) for c in columns}} for n in POPULAR_GPUS]
     frame = pd.DataFrame(rows)
-    frame.attrs["caption"] = (
+    frame.attrs["caption"] = msg(
         "Dense Tensor TFLOPS with FP32 accumulation (no sparsity); memory in GiB as marketed; NVLink total of both "
         "directions. Sources per card in data/gpus.csv."
-    )
-    frame.attrs["caption_zh"] = (
-        "算力为稠密张量核心 TFLOPS、FP32 累加（不含稀疏）；显存按标称容量以 GiB 计；NVLink 为双向合计带宽。"
-        "每张卡的出处见 data/gpus.csv。"
     )
     return frame
 
@@ -254,16 +213,11 @@ def _training() -> pd.DataFrame:
             row["days_8x_h100"] = days
             rows.append(row)
     frame = pd.DataFrame(rows)
-    frame.attrs["caption"] = (
+    frame.attrs["caption"] = msg(
         "Fewest cards (1, 2, 4 or 8; ZeRO-3 / FSDP sharding, activation checkpointing, micro-batch 1 × 2,048 tokens, "
         "AdamW; bf16-mixed keeps fp32 master weights and moments, 16 bytes per parameter, pure bf16 8) whose memory "
         "holds training with 10% headroom; '> 8' needs more than one server. Days: 20 tokens "
         "per parameter (Chinchilla) on 8 × H100 SXM at the fitted MFU. Each size is represented by the named model."
-    )
-    frame.attrs["caption_zh"] = (
-        "装得下训练（留 10% 余量）所需的最少卡数（1、2、4 或 8 张；ZeRO-3 / FSDP 分片，激活重计算，微批 1 × 2,048 "
-        "个 token，AdamW；bf16 混合精度保留 FP32 主权重与动量，每参数 16 字节，纯 bf16 为 8 字节）；“> 8”表示一台"
-        "服务器放不下。天数：每参数 20 个 token（Chinchilla），8 × H100 SXM，按拟合的 MFU。每种规模以表中模型为代表。"
     )
     return frame
 
@@ -291,35 +245,39 @@ def _finetune_inference() -> pd.DataFrame:
             }
         )
     frame = pd.DataFrame(rows)
-    frame.attrs["caption"] = (
+    frame.attrs["caption"] = msg(
         "One GPU. Inference: batch 1, 4,096-token context, transformers runtime; int8/int4 = every weight at 8/4 bits. "
         "Fine-tuning: micro-batch 1 × 2,048 tokens with activation checkpointing; LoRA rank 16 on all linear layers "
         "over a bf16 base, QLoRA over an NF4 base; full = bf16 mixed-precision AdamW. Smallest card: least memory "
         "that holds it with 10% headroom."
     )
-    frame.attrs["caption_zh"] = (
-        "单卡。推理：批大小 1，上下文 4,096 个 token，transformers 运行时；int8/int4 表示全部权重为 8/4 位。"
-        "微调：微批 1 × 2,048 个 token，开启激活重计算；LoRA 秩 16 作用于全部线性层、底座为 bf16，QLoRA 底座为 NF4；"
-        "全参微调为 bf16 混合精度 AdamW。最小显卡：留 10% 余量能装下的显存最小的卡。"
-    )
     return frame
 
 
-def _users(label: str) -> str:
-    """ "1 users" -> "1 user", "5 users" stays."""
-    count = label.split()[0]
-    return f"{count} user" if count == "1" else f"{count} users"
+def _users(count: int) -> i18n.Message:
+    """ "1 user", "5 users"."""
+    return msg("{count} user", count=count) if count == 1 else msg("{count} users", count=count)
 
 
-def _cheapest(builds: pd.DataFrame) -> str | None:
+def _cheapest(builds: pd.DataFrame) -> i18n.Message | None:
     """The planner's cheapest build as "4 × L20, 140,000 CNY", or None when there is none."""
     if builds.empty:
         return None
     best = builds.iloc[0]
-    text = f"{int(best['gpus'])} × {best['gpu']}"
     if best["platform_priced"]:
-        return text + f", {best['build_price']:,.0f} CNY"
-    return text + f", GPUs {best['gpu_price']:,.0f} CNY (server platform not priced)"
+        return msg("{count} × {gpu}, {price:,.0f} CNY", count=int(best["gpus"]), gpu=best["gpu"],
+                   price=best["build_price"])  # fmt: skip
+    return msg("{count} × {gpu}, GPUs {price:,.0f} CNY (server platform not priced)", count=int(best["gpus"]),
+               gpu=best["gpu"], price=best["gpu_price"])  # fmt: skip
+
+
+def _words(value: object, lang: str, context: str = "value") -> object:
+    """A planner's verdict or change in ``lang``: a message rendered; a marked phrase (``N_``) or a code labelled."""
+    if not isinstance(value, str):
+        return i18n.render(value, lang)
+    if (None, value) in i18n.catalog(lang):
+        return i18n.text(value, lang)
+    return i18n.label(value, lang, context=context)
 
 
 def _configurations(lang: str) -> pd.DataFrame:
@@ -329,38 +287,66 @@ def _configurations(lang: str) -> pd.DataFrame:
         checks = result["checks"].to_dict("records")
         today = _cheapest(result["today"].builds)
         if today is None:
-            today = "none meets the whole need"
+            today = msg("none meets the whole need")
             if result["compromise"] is not None:
-                today += f"; {result['compromise']['change']}: {_cheapest(result['compromise']['plan'].builds)}"
+                today = msg("none meets the whole need; {change}: {build}",
+                            change=_words(result["compromise"]["change"], lang),
+                            build=_cheapest(result["compromise"]["plan"].builds))  # fmt: skip
         for row, check in zip(result["scenario"].itertuples(), checks):
-            users = [c for c in check if c.endswith("users")]
+            verdicts = [check[c] for c in check if c.endswith("users")]  # fewest users, then most
             rows.append(
                 {
                     "scenario": row.name_zh if lang == "zh" else row.name_en,
                     "tier": row.tier,
-                    "source_build": f"{row.gpu_count} × {row.gpu}, {row.cpu}, {row.ram_gb:g} GB RAM, "
-                    f"{row.disk_tb:g} TB",
+                    "source_build": msg("{count} × {gpu}, {cpu}, {ram:g} GB RAM, {disk:g} TB", count=row.gpu_count,
+                                        gpu=row.gpu, cpu=i18n.label(row.cpu, lang, context="cpu"), ram=row.ram_gb,
+                                        disk=row.disk_tb),  # fmt: skip
                     "source_price_cny": row.price_cny,
-                    "check_min_users": f"{_users(users[0])}: {check[users[0]]}",
-                    "check_max_users": f"{_users(users[1])}: {check[users[1]]}",
+                    "check_min_users": msg("{users}: {verdict}", users=_users(int(row.users_min)),
+                                           verdict=_words(verdicts[0], lang)),  # fmt: skip
+                    "check_max_users": msg("{users}: {verdict}", users=_users(int(row.users_max)),
+                                           verdict=_words(verdicts[1], lang)),  # fmt: skip
                     "today": today,
                 }
             )
     frame = pd.DataFrame(rows)
-    frame.attrs["caption"] = (
+    frame.attrs["caption"] = msg(
         "The source material's builds checked against its own needs (largest model in fp16 for inference at the "
         "fewest and most users, 4,096-token context; LoRA fine-tuning; pre-training its training size on 20 tokens "
         "per parameter), and the cheapest build the planner finds today for the same need within 1.5 × the source's "
         "price (prices in CNY from data/prices.csv, any condition, USD prices converted at the CFETS rate where a "
         "card has no recent CNY price); where none meets it, the cheapest with 8-bit or 4-bit formats."
     )
-    frame.attrs["caption_zh"] = (
-        "用原文自己的需求检验原文的配置（推理：最大模型 fp16，最少与最多用户，上下文 4,096 个 token；LoRA 微调；"
-        "按每参数 20 个 token 预训练其训练规模），并给出规划器今天为同一需求找到的最便宜配置"
-        "（预算为原文价格的 1.5 倍；价格为 data/prices.csv 中的人民币价格，不限新旧，没有近期人民币价格的显卡按"
-        "中国外汇交易中心的中间价由美元换算）；没有配置满足时，给出改用 8 位或 4 位格式后最便宜的配置。"
-    )
     return frame
+
+
+# Columns whose Chinese header names the currency (per 1,000 yuan or dollars); their labels are these messages.
+_PER_1000 = {
+    "score_per_1000": N_("Inference score per 1,000 {currency}"),
+    "training_per_1000": N_("Training score per 1,000 {currency}"),
+}
+
+
+def _header(column: object, lang: str, currency: str) -> object:
+    """A guide table's header in ``lang``: the machine name in English, the column's label in Chinese."""
+    if lang == "en":
+        return column
+    if column in _PER_1000:
+        return i18n.text(_PER_1000[column], lang, currency=i18n.text(currency, lang))
+    return i18n.label(column, lang)
+
+
+def _cells(table: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """``table`` with its messages rendered and its codes labelled in ``lang``; numbers untouched."""
+    out = table.copy()
+    for position, name in enumerate(table.columns):
+        column = table.iloc[:, position]
+        if pd.api.types.is_numeric_dtype(column):
+            continue
+        out.isetitem(position, column.map(
+            lambda v, name=name: i18n.render(v, lang) if isinstance(v, i18n.Message)
+            else i18n.label(v, lang, context=str(name)) if isinstance(v, str) else v))  # fmt: skip
+    return out
 
 
 def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str | _dt.date | None = None,
@@ -371,6 +357,10 @@ def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str |
     ``as_of`` (``YYYY-MM-DD`` or a :class:`datetime.date`) prices the value table with the latest
     price on or before that day (default: today). Raises ValueError for an unknown ``lang`` or
     ``currency`` or a malformed date.
+
+    Each table's ``attrs``: ``title``, ``caption`` and ``lang`` (text in that language), and
+    ``columns``, the machine name of each shown header (in Chinese, the label of ``memory_gib`` maps to
+    ``"memory_gib"``).
     """
     lang = i18n.resolve(lang)
     currency = checks.currency(currency)
@@ -385,26 +375,21 @@ def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str |
             _finetune_inference(),
             _configurations(lang),
         ]
-    columns, _, _ = _translations()
-    if currency != "CNY":  # the Chinese headers say 元 (CNY) for "per 1,000"
-        columns = {en: zh.replace("每千元", "每千美元") for en, zh in columns.items()}
     out = []
-    for table, title in zip(tables, TITLES[lang]):
-        caption = table.attrs["caption_zh" if lang == "zh" else "caption"]
-        if lang == "zh":
-            table = table.rename(columns=columns)
-            for column in table.columns:
-                if not pd.api.types.is_numeric_dtype(table[column]):
-                    table[column] = table[column].map(_zh_text)
-        table.attrs = {"title": title, "caption": caption, "lang": lang}
+    for table, title in zip(tables, TITLES):
+        caption = i18n.render(table.attrs["caption"], lang)
+        headers = {c: _header(c, lang, currency) for c in table.columns}
+        table = _cells(table, lang).rename(columns=headers)
+        table.attrs = {"title": i18n.text(title, lang), "caption": caption, "lang": lang,
+                       "columns": {shown: name for name, shown in headers.items()}}  # fmt: skip
         out.append(table)
     return out
 
 
-# What an empty price cell of a guide table means, in each language. Other empty cells stay blank:
-# there an empty figure may mean "not published" or "not supported" (V100 has no BF16), which the
-# table alone cannot tell apart.
-EMPTY = {"en": {"no price": "no price"}, "zh": {"no price": "无价格"}}
+# What an empty price cell of a guide table says ("no price", labelled in the table's language). Other
+# empty cells stay blank: there an empty figure may mean "not published" or "not supported" (V100 has
+# no BF16), which the table alone cannot tell apart.
+NO_PRICE = "no price"
 
 
 def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, empty: str | None = None) -> Styler:
@@ -423,11 +408,13 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, emp
     uid = "hwguide-" + hashlib.sha1(heading.encode("utf-8")).hexdigest()[:8]
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
 
+    names = table.attrs.get("columns", {})  # a guide table's machine names of its shown headers
+
     def places(column: object) -> int:
         # whole numbers (prices, GiB that came out round) without a ".0": 30,000 not 30,000.0
         values = table[column].dropna()
         whole = len(values) and bool(((values - values.round()).abs() < 1e-9).all())
-        money = any(word in str(column).lower() for word in ("price", "cny", "usd", "元", "价"))
+        money = any(word in f"{column} {names.get(column, column)}".lower() for word in ("price", "cny", "usd"))
         return 0 if whole or money else digits
 
     lang = table.attrs.get("lang")  # a guide table says what an empty cell means; another stays blank
@@ -438,8 +425,9 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, emp
     def empty(column: object) -> str:
         if marker is not None:
             return marker
-        priced = any(word in str(column).lower() for word in ("price", "per_1000", "per 1,000", "价", "每千"))
-        return EMPTY.get(lang, {}).get("no price", "") if priced else ""
+        name = f"{column} {names.get(column, column)}".lower()  # the header shown, and its machine name
+        priced = any(word in name for word in ("price", "per_1000", "per 1,000"))
+        return i18n.label(NO_PRICE, lang, context="value") if priced and lang in i18n.LANGUAGES else ""
 
     def fmt_for(column: object) -> Callable[[float], str]:
         n, blank = places(column), empty(column)

@@ -529,10 +529,10 @@ def planner_report(*, model: str, weights: str, users: int, tokens_per_s: float,
 
 
 def _cell(value: object) -> object:
-    """A planner's cell in the current language: the guide tables' phrase translations (data/translations.csv)."""
-    from .tables import _zh_text
+    """A planner's cell in the current language: a message (or a list of them) rendered, anything else as it is."""
+    from .i18n import render
 
-    return _zh_text(value) if language() == "zh" else value
+    return render(value)
 
 
 def _failure_summary(failed: pd.DataFrame) -> str:

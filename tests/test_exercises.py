@@ -251,7 +251,7 @@ def test_the_glossary_reads_in_either_language(lang):
     assert CJK.search(first.iloc[2]) if lang == "zh" else not CJK.search(first.iloc[2])
 
 
-def test_every_word_the_checker_shows_has_its_chinese_in_the_data():
+def test_every_word_the_checker_shows_has_its_chinese_in_the_catalog():
     from hwguide import i18n
 
     keys = list(exercises.KIND_LABELS.values()) + [
@@ -259,6 +259,27 @@ def test_every_word_the_checker_shows_has_its_chinese_in_the_data():
         "{id}: right.",
         "{id}: not quite. Hint: {hint}",
         "{id}: this one cannot be checked automatically; compare your answer with the worked solution in {notebook}.",
+        "{id} · {kind}: {question}",
+        exercises._YES,
+        exercises._NO,
     ]
-    missing = [key for key in keys if key not in i18n._ui()]
-    assert not missing, f"no Chinese in data/translations.csv (kind ui) for: {missing}"
+    missing = [key for key in keys if (None, key) not in i18n.catalog("zh")]
+    assert not missing, f"no Chinese in hwguide/locale/zh/LC_MESSAGES for: {missing}"
+
+
+def test_a_verdict_is_a_message_shown_in_the_language_of_its_check():
+    from hwguide import i18n
+
+    zh = exercises.check("03.1", exercises.answer("03.1"), show=False, lang="zh")
+    assert isinstance(zh.message, i18n.Message) and zh.message.id == "{id}: right."
+    assert zh.message.render("en") == "03.1: right." and str(zh) == "03.1：正确。"
+    with i18n.using("zh"):
+        follows = exercises.check("03.1", 0, show=False)
+    assert follows.message.id == "{id}: not quite. Hint: {hint}"
+    assert repr(follows) == "03.1：还不对。提示：" + exercises.hint("03.1", lang="zh")
+
+
+def test_show_prints_the_kind_and_question_in_chinese(capsys):
+    exercises.show("05", lang="zh")
+    out = capsys.readouterr().out
+    assert "05.1 · " in out and "Compute" not in out and "Look up" not in out and "：" in out

