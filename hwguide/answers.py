@@ -173,7 +173,9 @@ def judge(given: Any, expected: Any, *, unit: str | None = None, tolerance: floa
     if answer.value is None:
         return Judgement("wrong", "not_a_number" if answer.yes is None else "yes_no_for_number")
     value = answer.value
-    if answer.unit is not None and unit is not None:
+    if answer.unit == "%" and unit is None:  # a share asked as a fraction, answered in per cent
+        value, answer = value / 100, dataclasses.replace(answer, value=value / 100, decimals=None)
+    elif answer.unit is not None and unit is not None:
         if unit not in UNITS:
             raise ValueError(f"unit={unit!r} is not one of: {', '.join(UNITS)}")
         (dim_given, size_given), (dim_asked, size_asked) = UNITS[answer.unit], UNITS[unit]

@@ -427,6 +427,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "explanation_en": REQ,
         "explanation_zh": REQ,
         "tolerance": Col("float", nonnegative=True),
+        "unit": Col(),
+        "gpus": Col("int", nonnegative=True),
     },
     "ram_prices": {
         "part": REQ,

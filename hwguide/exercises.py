@@ -21,7 +21,7 @@ from typing import Any
 from . import i18n
 from .i18n import N_
 
-__all__ = ["EXERCISES", "Exercise", "Verdict", "answer", "check", "exercises", "question", "show"]
+__all__ = ["EXERCISES", "Exercise", "Verdict", "answer", "check", "exercises", "judge", "question", "show"]
 
 KINDS = ("lookup", "compute", "predict", "design", "why")
 CHECKED_KINDS = ("lookup", "compute", "predict")
@@ -29,16 +29,24 @@ CHECKED_KINDS = ("lookup", "compute", "predict")
 KIND_LABELS = {"lookup": N_("Look up"), "compute": N_("Compute"), "predict": N_("Predict, then run"),
                "design": N_("Design"), "why": N_("Why")}  # fmt: skip
 SOLUTIONS = {"en": "notebooks/solutions/solutions.ipynb", "zh": "notebooks/zh/solutions/solutions.ipynb"}
-# Words accepted for a yes/no answer, in every language: the English list and its translations
-# (a catalog entry is a list of words separated by commas, not a sentence).
-_YES = N_("yes, y, true")
-_NO = N_("no, n, false")
-
-
-def _answer_words(key: str) -> frozenset[str]:
-    """The words that give a yes (or a no) answer, in every language of the course."""
-    words = ",".join(i18n.text(key, lang) for lang in i18n.LANGUAGES)
-    return frozenset(w.strip().lower() for w in words.replace("\uff0c", ",").split(",") if w.strip())
+# What a wrong answer's hint says first, by the slip hwguide.answers recognises in it.
+SLIP_HINTS = {
+    "gb_for_gib": N_("That is the figure in GB; the question asks for GiB (1 GiB = 2^30 bytes = 1.074 GB)."),
+    "gib_for_gb": N_("That is the figure in GiB; the question asks for decimal GB (10^9 bytes)."),
+    "half": N_("Your answer is half the expected one: look for a factor of 2 left out (K and V, 2 bytes per fp16 "
+               "value, AdamW's two moments)."),
+    "double": N_("Your answer is twice the expected one: look for a factor of 2 counted twice."),
+    "bits_for_bytes": N_("Your answer is 8 times too large: bits counted where bytes were asked?"),
+    "bytes_for_bits": N_("Your answer is 8 times too small: bytes counted where bits were asked?"),
+    "thousand_times": N_("Your answer is 1,000 times too large: check the unit (MB and GB, W and kW, ms and s)."),
+    "thousandth": N_("Your answer is 1,000 times too small: check the unit (MB and GB, W and kW, ms and s)."),
+    "per_gpu_for_total": N_("That is one GPU's share; the question asks for all {gpus} GPUs together."),
+    "total_for_per_gpu": N_("That is the total over {gpus} GPUs; the question asks for one GPU."),
+    "wrong_unit": N_("The unit you wrote measures something else: answer in {unit}."),
+    "not_a_number": N_("Write a number (a unit may follow it)."),
+    "yes_no_for_number": N_("The question asks for a number, not yes or no."),
+    "not_yes_no": N_("Answer yes or no."),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +63,9 @@ class Exercise:
     explanation: dict[str, str]
     solve: Callable[[], Any] | None
     run: str = ""
-    tolerance: float = 0.02  # relative, for numbers
+    tolerance: float = 0.03  # relative, for numbers: two significant figures pass
+    unit: str = ""  # the unit the answer is in (one of hwguide.answers.UNITS), "" for a pure number or a name
+    gpus: int | None = None  # the GPUs the question splits the work over: recognises per GPU for in total
 
     @property
     def notebook(self) -> str:
@@ -174,7 +184,10 @@ def _load() -> dict[str, Exercise]:
             explanation={lang: row[f"explanation_{lang}"] for lang in i18n.LANGUAGES},
             solve=solve,
             run=row["run"] or "",
-            tolerance=0.02 if tolerance != tolerance else float(tolerance),  # NaN: the default
+            # NaN: the default, ±3% for what is computed, exact for a figure looked up
+            tolerance=(0.0 if row["kind"] == "lookup" else 0.03) if tolerance != tolerance else float(tolerance),
+            unit=row["unit"] if isinstance(row["unit"], str) else "",
+            gpus=None if row["gpus"] != row["gpus"] or row["gpus"] is None else int(row["gpus"]),
         )
     unknown = sorted(set(SOLVERS) - set(out))
     if unknown:
@@ -282,8 +295,9 @@ def _get(exercise_id: str) -> Exercise:
 
 
 def _yes_no(text: str) -> bool | None:
-    word = text.strip().lower().rstrip(".!\u3002\uff01")  # and the Chinese full stop and exclamation mark
-    return True if word in _answer_words(_YES) else False if word in _answer_words(_NO) else None
+    from .answers import parse
+
+    return parse(text).yes
 
 
 def _same_name(given: str, expected: str) -> bool:
@@ -323,20 +337,27 @@ class Verdict:
         return str(self)
 
 
-def _is_right(ex: Exercise, given: Any, expected: Any) -> bool:
-    if type(expected).__name__ == "bool_":  # numpy's
-        expected = bool(expected)
-    if isinstance(expected, bool):
-        return isinstance(given, (bool, str)) and (given if isinstance(given, bool) else _yes_no(given)) == expected
+def judge(exercise_id: str, given: Any) -> Any:
+    """An :class:`hwguide.answers.Judgement` of ``given`` for the exercise: status ``right``, ``wrong``,
+    ``blank`` or ``not_checked`` (design and why), with the slip recognised when wrong.
+
+    Numbers are read as learners write them (thousands separators, units converted to the question's,
+    万/亿 and k/M/B); a computed answer passes within the exercise's tolerance or when it is the answer
+    rounded to the digits written (two or more significant figures); a look-up is exact.
+    """
+    from . import answers
+
+    ex = _get(exercise_id)
+    if given is None or (isinstance(given, float) and given != given) or (isinstance(given, str) and not given.strip()):
+        return answers.Judgement("blank")
+    if ex.solve is None:
+        return answers.Judgement("not_checked")
+    expected = ex.solve()
     if isinstance(expected, str):
-        return isinstance(given, str) and _same_name(given, expected)
-    if isinstance(given, bool):
-        return False
-    try:
-        value = float(given)
-    except (TypeError, ValueError):
-        return False
-    return abs(value - float(expected)) <= ex.tolerance * abs(float(expected)) + 1e-9
+        right = isinstance(given, str) and _same_name(given, expected)
+        return answers.Judgement("right" if right else "wrong")
+    return answers.judge(given, expected, unit=ex.unit or None, tolerance=ex.tolerance,
+                         rounding=ex.kind != "lookup", gpus=ex.gpus)  # fmt: skip
 
 
 def check(exercise_id: str, given: Any, *, show: bool = True, lang: str | None = None) -> Verdict:
@@ -354,10 +375,17 @@ def check(exercise_id: str, given: Any, *, show: bool = True, lang: str | None =
         verdict = Verdict(False, i18n.msg("{id}: this one cannot be checked automatically; compare your answer with "
                                           "the worked solution in {notebook}.", id=ex.id, notebook=SOLUTIONS[lang]),
                           checked=False, lang=lang)  # fmt: skip
-    elif _is_right(ex, given, ex.solve()):
-        verdict = Verdict(True, i18n.msg("{id}: right.", id=ex.id), lang=lang)
     else:
-        verdict = Verdict(False, i18n.msg("{id}: not quite. Hint: {hint}", id=ex.id, hint=ex.hint[lang]), lang=lang)
+        judged = judge(ex.id, given)
+        if judged.status == "right":
+            verdict = Verdict(True, i18n.msg("{id}: right.", id=ex.id), lang=lang)
+        elif judged.slip in SLIP_HINTS:
+            slip = i18n.msg(SLIP_HINTS[judged.slip], gpus=ex.gpus or "", unit=ex.unit or "") if "{" in SLIP_HINTS[
+                judged.slip] else i18n.msg(SLIP_HINTS[judged.slip])  # fmt: skip
+            verdict = Verdict(False, i18n.msg("{id}: not quite. {slip} Hint: {hint}", id=ex.id, slip=slip,
+                                              hint=ex.hint[lang]), lang=lang)  # fmt: skip
+        else:
+            verdict = Verdict(False, i18n.msg("{id}: not quite. Hint: {hint}", id=ex.id, hint=ex.hint[lang]), lang=lang)
     if show and not _in_notebook():
         print(verdict)
     return verdict

@@ -31,23 +31,10 @@ EXERCISE_ID = re.compile(r"^\d{2}\.\d+$")
 
 
 def judge_answer(exercise_id: str, given: Any) -> Any:
-    """An :class:`hwguide.answers.Judgement` of ``given`` for the exercise: status ``right``, ``wrong``,
-    ``blank`` or ``not_checked`` (design and why), with the slip recognised."""
-    from . import answers
-    from .exercises import EXERCISES, _get, _same_name
+    """:func:`hwguide.exercises.judge`: how the checker judges one answer."""
+    from .exercises import judge
 
-    ex = _get(exercise_id)
-    if given is None or (isinstance(given, float) and given != given) or str(given).strip() == "":
-        return answers.Judgement("blank")
-    if not ex.checked:
-        return answers.Judgement("not_checked")
-    expected = ex.solve()
-    if isinstance(expected, str):
-        return answers.Judgement("right" if isinstance(given, str) and _same_name(given, expected) else "wrong")
-    unit = getattr(EXERCISES[exercise_id], "unit", None) or None
-    gpus = getattr(ex, "gpus", None)
-    return answers.judge(given, expected, unit=unit if unit in answers.UNITS else None, tolerance=ex.tolerance,
-                         rounding=ex.kind == "compute", gpus=gpus)  # fmt: skip
+    return judge(exercise_id, given)
 
 
 def read_answers(path: str | os.PathLike[str]) -> pd.DataFrame:
