@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .architecture import Model, from_hf_config
 
 __all__ = [
@@ -79,9 +79,12 @@ def data_dir() -> Path:
     path = Path(env) if env else Path(__file__).resolve().parent.parent / "data"
     if not (path / "gpus.csv").is_file():
         raise FileNotFoundError(
-            f"hwguide's data folder was not found at {path}. Install the kit from its repository "
-            "with `pip install -e .` (as requirements.txt does), or set HWGUIDE_DATA to a folder "
-            "that holds gpus.csv, models.csv, prices.csv, interconnects.csv and scenarios.csv."
+            i18n.msg(
+                "hwguide's data folder was not found at {path}. Install the kit from its repository "
+                "with `pip install -e .` (as requirements.txt does), or set HWGUIDE_DATA to a folder "
+                "that holds gpus.csv, models.csv, prices.csv, interconnects.csv and scenarios.csv.",
+                path=str(path),
+            )
         )
     return path
 
@@ -524,7 +527,7 @@ def _convert(value: str, col: Col, where: str) -> Any:
     text = value.strip()
     if text == "":
         if col.required:
-            raise DataError(f"{where}: the value is required but empty")
+            raise DataError(i18n.msg("{where}: the value is required but empty", where=where))
         return None
     try:
         if col.kind == "str":
@@ -547,34 +550,41 @@ def _convert(value: str, col: Col, where: str) -> Any:
         else:  # pragma: no cover - a schema typo
             raise AssertionError(col.kind)
     except ValueError:
-        raise DataError(f"{where}: {text!r} is not a valid {col.kind}") from None
+        raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where, text=text,
+                                 kind=col.kind)) from None  # fmt: skip
     if col.kind in ("int", "float") and abs(out) > _MAX_NUMBER:
-        raise DataError(f"{where}: {text!r} is beyond {_MAX_NUMBER:g}; no figure in these tables is that large")
+        raise DataError(i18n.msg("{where}: {text!r} is beyond {top:g}; no figure in these tables is that large",
+                                 where=where, text=text, top=_MAX_NUMBER))  # fmt: skip
     if col.choices and out not in col.choices:
-        raise DataError(f"{where}: {text!r} is not one of {', '.join(col.choices)}")
+        raise DataError(i18n.msg("{where}: {text!r} is not one of {choices}", where=where, text=text,
+                                 choices=", ".join(col.choices)))  # fmt: skip
     if col.positive and out <= 0:
-        raise DataError(f"{where}: {text!r} must be greater than 0")
+        raise DataError(i18n.msg("{where}: {text!r} must be greater than 0", where=where, text=text))
     if col.nonnegative and out < 0:
-        raise DataError(f"{where}: {text!r} must not be negative")
+        raise DataError(i18n.msg("{where}: {text!r} must not be negative", where=where, text=text))
     if col.low is not None and out < col.low or col.high is not None and out > col.high:
-        raise DataError(f"{where}: {text!r} is outside {col.low}..{col.high}")
+        raise DataError(i18n.msg("{where}: {text!r} is outside {low}..{high}", where=where, text=text, low=col.low,
+                                 high=col.high))  # fmt: skip
     return out
 
 
 def _read_rows(file: Path, label: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """The header and the (line number, cells) of each row, or a DataError naming the file and what is wrong."""
     if not file.exists():
-        raise DataError(f"{label}: no such file")
+        raise DataError(i18n.msg("{file}: no such file", file=label))
     if not file.is_file():
-        raise DataError(f"{label}: is a folder, not a CSV file")
+        raise DataError(i18n.msg("{file}: is a folder, not a CSV file", file=label))
     if file.stat().st_size > _MAX_BYTES:
-        raise DataError(f"{label}: {file.stat().st_size:,} bytes is more than a data table of {_MAX_BYTES:,} bytes")
+        raise DataError(i18n.msg("{file}: {size:,} bytes is more than a data table of {top:,} bytes", file=label,
+                                 size=file.stat().st_size, top=_MAX_BYTES))  # fmt: skip
     try:
         text = file.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as err:
-        raise DataError(f"{label}: not UTF-8 text (byte {err.start} cannot be decoded); save it as UTF-8") from None
+        raise DataError(i18n.msg("{file}: not UTF-8 text (byte {byte} cannot be decoded); save it as UTF-8", file=label,
+                                 byte=err.start)) from None  # fmt: skip
     except OSError as err:
-        raise DataError(f"{label}: cannot be read ({err.strerror or err})") from None
+        raise DataError(i18n.msg("{file}: cannot be read ({error})", file=label,
+                                 error=str(err.strerror or err))) from None  # fmt: skip
     reader = csv.reader(io.StringIO(text), strict=True)
     rows: list[tuple[int, list[str]]] = []
     start = 1
@@ -584,9 +594,11 @@ def _read_rows(file: Path, label: str) -> tuple[list[str], list[tuple[int, list[
                 rows.append((start, row))
             start = reader.line_num + 1
     except csv.Error as err:
-        raise DataError(f"{label}, line {reader.line_num}: not readable as CSV ({err}; a quote left open?)") from None
+        raise DataError(i18n.msg("{file}, line {line}: not readable as CSV ({error}; a quote left open?)", file=label,
+                                 line=reader.line_num, error=str(err))) from None  # fmt: skip
     if not rows:
-        raise DataError(f"{label}: the file is empty; it needs a header row with the schema's columns")
+        raise DataError(i18n.msg("{file}: the file is empty; it needs a header row with the schema's columns",
+                                 file=label))  # fmt: skip
     return [c.strip() for c in rows[0][1]], rows[1:]
 
 
@@ -600,7 +612,7 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
     """
     kind = checks.choice(kind, "kind", SCHEMAS)
     if path is not None and (not isinstance(path, (str, os.PathLike)) or not str(os.fspath(path)).strip()):
-        raise ValueError(f"path must be the path of a CSV file, not {path!r}")
+        raise ValueError(i18n.msg("path must be the path of a CSV file, not {path!r}", path=path))
     schema = SCHEMAS[kind]
     file = Path(path) if path is not None else data_dir() / _FILES[kind]
     label = file.name if path is None else str(file)
@@ -609,23 +621,25 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
     extra = [c for c in header if c not in schema]
     duplicated = sorted({c for c in header if header.count(c) > 1})
     if missing or extra or duplicated:
-        raise DataError(
-            f"{label}: columns differ from the schema (missing: {missing or 'none'}; unexpected: {extra or 'none'}"
-            + (f"; repeated: {duplicated}" if duplicated else "")
-            + ")"
-        )
+        none = i18n.msg("none")
+        if duplicated:
+            raise DataError(i18n.msg("{file}: columns differ from the schema (missing: {missing}; unexpected: "
+                                     "{extra}; repeated: {repeated})", file=label, missing=missing or none,
+                                     extra=extra or none, repeated=duplicated))  # fmt: skip
+        raise DataError(i18n.msg("{file}: columns differ from the schema (missing: {missing}; unexpected: {extra})",
+                                 file=label, missing=missing or none, extra=extra or none))  # fmt: skip
     position = {c: header.index(c) for c in schema}
     rows = []
     for line, cells in body:
         if len(cells) != len(header):
-            raise DataError(
-                f"{label}, row {line}: {len(cells)} cells where the header has {len(header)} columns "
-                "(a comma inside a value needs quotes)"
-            )
+            raise DataError(i18n.msg("{file}, row {line}: {cells} cells where the header has {columns} columns "
+                                     "(a comma inside a value needs quotes)", file=label, line=line, cells=len(cells),
+                                     columns=len(header)))  # fmt: skip
         first = cells[position[next(iter(schema))]].strip()
         row = {"_line": line}
         for column, col in schema.items():
-            where = f"{label}, row {line} ({first}), column {column!r}"
+            where = i18n.msg("{file}, row {line} ({name}), column {column!r}", file=label, line=line, name=first,
+                             column=column)  # fmt: skip
             row[column] = _convert(cells[position[column]], col, where)
         rows.append(row)
     lines = [row.pop("_line") for row in rows]
@@ -664,10 +678,9 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
         for line, name in zip(lines, frame[column]):
             key = normalize_name(name) if kind in ("gpus", "models") else name
             if key in seen:
-                raise DataError(
-                    f"{label}, row {line}, column {column!r}: {name!r} repeats row {seen[key]} "
-                    "(names must be unique, ignoring case, spaces and hyphens)"
-                )
+                raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} repeats row {first} "
+                                         "(names must be unique, ignoring case, spaces and hyphens)", file=label,
+                                         line=line, column=column, name=name, first=seen[key]))  # fmt: skip
             seen[key] = line
     if kind in ("gpus", "models"):
         _keys(list(frame["name"]), list(frame["aliases"]), label)  # an alias claimed twice fails here
@@ -676,41 +689,47 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
         known = set(_table("support")["name"])
         for line, name, support in zip(lines, frame["name"], frame["support"]):
             if support not in known:
-                raise DataError(f"{label}, row {line} ({name}), column 'support': {support!r} is not a row of "
-                                f"support.csv; choose one of: {', '.join(sorted(known))}")  # fmt: skip
+                raise DataError(i18n.msg("{file}, row {line} ({name}), column 'support': {support!r} is not a row of "
+                                         "support.csv; choose one of: {choices}", file=label, line=line, name=name,
+                                         support=support, choices=", ".join(sorted(known))))  # fmt: skip
     if kind == "support":
         for line, name, current, why in zip(lines, frame["name"], frame["current"], frame["why_not"]):
             if not current and not (isinstance(why, str) and why.strip()):
-                raise DataError(f"{label}, row {line} ({name}), column 'why_not': a platform that is not current "
-                                "must say why")  # fmt: skip
+                raise DataError(i18n.msg("{file}, row {line} ({name}), column 'why_not': a platform that is not "
+                                         "current must say why", file=label, line=line, name=name))  # fmt: skip
     if kind == "engines":
         names = set(frame["engine"])
         for line, name, family in zip(lines, frame["engine"], frame["family"]):
             if isinstance(family, str) and family and family not in names - {name}:
-                raise DataError(f"{label}, row {line}, column 'family': {family!r} is not another engine of the table")
+                raise DataError(i18n.msg("{file}, row {line}, column 'family': {family!r} is not another engine of "
+                                         "the table", file=label, line=line, family=family))  # fmt: skip
     if kind in ("platforms", "scenarios"):
         column = "cpu" if kind == "platforms" else "cpu_ref"
         known = set(_table("cpus")["name"])
         for line, name in zip(lines, frame[column]):
             if name not in known:
-                raise DataError(f"{label}, row {line}, column {column!r}: {name!r} is not a row of cpus.csv")
+                raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} is not a row of cpus.csv",
+                                         file=label, line=line, column=column, name=name))  # fmt: skip
     if kind == "cpus":
         for line, name, ch, mts, gbs in zip(lines, frame["name"], frame["memory_channels"], frame["memory_mts"],
                                             frame["memory_gbs"]):  # fmt: skip
             if abs(ch * mts * 8 / 1000 - gbs) > 0.05:
-                raise DataError(f"{label}, row {line} ({name}), column 'memory_gbs': {gbs} is not channels × MT/s × "
-                                f"8 bytes = {ch * mts * 8 / 1000:.1f} GB/s")  # fmt: skip
+                raise DataError(i18n.msg("{file}, row {line} ({name}), column 'memory_gbs': {gbs} is not channels × "
+                                         "MT/s × 8 bytes = {expected:.1f} GB/s", file=label, line=line, name=name,
+                                         gbs=gbs, expected=ch * mts * 8 / 1000))  # fmt: skip
     if kind == "export_controls":
         known = set(_table("gpus")["name"])
         for line, cards in zip(lines, frame["gpus"]):
             for name in cards.split(";"):
                 if name.strip() not in known:
-                    raise DataError(f"{label}, row {line}, column 'gpus': {name.strip()!r} is not in gpus.csv")
+                    raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} is not in gpus.csv",
+                                             file=label, line=line, column="gpus", name=name.strip()))  # fmt: skip
     if kind == "prices":
         known = set(_table("gpus")["name"])
         for line, name in zip(lines, frame["gpu"]):
             if name not in known:
-                raise DataError(f"{label}, row {line}, column 'gpu': {name!r} is not in gpus.csv")
+                raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} is not in gpus.csv",
+                                         file=label, line=line, column="gpu", name=name))  # fmt: skip
 
 
 @functools.cache
@@ -725,13 +744,15 @@ def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
                                               frame["notes"]):  # fmt: skip
         for column, value in (("memory_type", kind), ("tdp_w", power)):
             if pd.isna(value) and not (isinstance(notes, str) and "not published" in notes):
-                raise DataError(f"{label}, row {line} ({name}), column {column!r}: empty without 'not published' "
-                                "and the reason in notes")  # fmt: skip
+                raise DataError(i18n.msg("{file}, row {line} ({name}), column {column!r}: empty without "
+                                         "'not published' and the reason in notes", file=label, line=line, name=name,
+                                         column=column))  # fmt: skip
     for line, name, share, size, unified in zip(lines, frame["name"], frame["gpu_memory_gib"], frame["memory_gib"],
                                                 frame["unified_memory"]):  # fmt: skip
         if pd.notna(share) and (not unified or share > size):
-            raise DataError(f"{label}, row {line} ({name}), column 'gpu_memory_gib': only for a unified-memory "
-                            f"machine, and at most its memory_gib ({size:g})")  # fmt: skip
+            raise DataError(i18n.msg("{file}, row {line} ({name}), column 'gpu_memory_gib': only for a "
+                                     "unified-memory machine, and at most its memory_gib ({size:g})", file=label,
+                                     line=line, name=name, size=size))  # fmt: skip
     for dense, sparse in (
         ("fp16_tflops", "fp16_sparse_tflops"),
         ("bf16_tflops", "fp16_sparse_tflops"),
@@ -740,9 +761,9 @@ def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
     ):
         for line, a, b, name in zip(lines, frame[dense], frame[sparse], frame["name"]):
             if a > b:  # False whenever either is NaN
-                raise DataError(
-                    f"{label}, row {line} ({name}), column {dense!r}: dense {a} exceeds its sparse twin {sparse}={b}"
-                )
+                raise DataError(i18n.msg("{file}, row {line} ({name}), column {column!r}: dense {dense} exceeds its "
+                                         "sparse twin {twin}={sparse}", file=label, line=line, name=name, column=dense,
+                                         dense=a, twin=sparse, sparse=b))  # fmt: skip
 
 
 def gpus() -> pd.DataFrame:
@@ -763,7 +784,8 @@ def cny_per(currency: str, on: _dt.date) -> tuple[float, _dt.date]:
     table = _table("fx")
     table = table[table["currency"] == currency].sort_values("date")
     if table.empty:
-        raise ValueError(f"currency={currency!r}: data/fx.csv has no rate for it; choose one of: CNY, USD")
+        raise ValueError(i18n.msg("currency={currency!r}: data/fx.csv has no rate for it; choose one of: CNY, USD",
+                                  currency=currency))  # fmt: skip
     before = table[table["date"] <= on]
     row = (before if len(before) else table.head(1)).iloc[-1]
     return float(row["cny_per_unit"]), row["date"]
@@ -798,7 +820,8 @@ def ram_price_per_gb(kind: str = "ddr5-udimm", *, currency: str = "CNY") -> dict
     convertible = ["CNY", *_table("fx")["currency"].unique()]
     table = same if not same.empty else table[table["currency"].isin(convertible)]
     if table.empty:
-        raise ValueError(f"kind={kind!r}: data/ram_prices.csv has no price that converts to {currency}")
+        raise ValueError(i18n.msg("kind={kind!r}: data/ram_prices.csv has no price that converts to {currency}",
+                                  kind=kind, currency=currency))  # fmt: skip
     month = table["date"].str[:7]
     newest = table[month == month.max()]
     per_gb = []
@@ -807,9 +830,14 @@ def ram_price_per_gb(kind: str = "ddr5-udimm", *, currency: str = "CNY") -> dict
         rate = cny_per(row.currency, day)[0] / cny_per(currency, day)[0] if row.currency != currency else 1.0
         per_gb.append(row.amount * rate / row.capacity_gb)
     value = float(pd.Series(per_gb).median())
-    converted = "" if not same.empty else f", converted from {', '.join(sorted(set(newest['currency'])))}"
-    note = (f"{kind}: median of {len(per_gb)} price(s) of {month.max()} in data/ram_prices.csv{converted}: "
-            f"{value:,.0f} {currency} per GB")  # fmt: skip
+    fields = dict(kind=kind, rows=len(per_gb), month=month.max(), value=value, currency=currency)
+    if same.empty:
+        note = i18n.msg("{kind}: median of {rows} price(s) of {month} in data/ram_prices.csv, converted from "
+                        "{currencies}: {value:,.0f} {currency} per GB",
+                        currencies=", ".join(sorted(set(newest["currency"]))), **fields)  # fmt: skip
+    else:
+        note = i18n.msg("{kind}: median of {rows} price(s) of {month} in data/ram_prices.csv: {value:,.0f} {currency} "
+                        "per GB", **fields)  # fmt: skip
     return {"kind": kind, "per_gb": value, "currency": currency, "date": month.max(), "rows": len(per_gb), "note": note}
 
 
@@ -835,17 +863,6 @@ def export_controls() -> pd.DataFrame:
     return _table("export_controls").copy()
 
 
-# The Chinese of each status, as it reads after a date ("2023-11-17 起需美国出口许可").
-_EXPORT_ZH = {
-    "licence required": "需美国出口许可",
-    "no licence needed": "无需美国出口许可",
-    "case-by-case": "美方逐案审批",
-    "licences granted": "美方已发放许可",
-    "under review": "中方审查中",
-    "use discouraged": "中方不鼓励采购",
-}
-
-
 @functools.cache
 def _export_events(name: str) -> tuple[dict[str, Any], ...]:
     """The export-control events of the card ``name``, oldest first, as plain dicts."""
@@ -855,17 +872,19 @@ def _export_events(name: str) -> tuple[dict[str, Any], ...]:
     return tuple({k: _plain(v) for k, v in row.items()} for _, row in mine.iterrows())
 
 
-def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang: str = "en") -> dict[str, Any]:
+def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang: str | None = None) -> dict[str, Any]:
     """A card's latest export-control events for China on or before ``as_of`` (default: today).
 
     Returns ``us`` and ``china``: each the latest event of that authority as a dict (date, status,
     summary, rule, sources), or None where data/export_controls.csv holds none for the card; and
-    ``label``, one line for a table ("US licence required since 2023-11-17"), empty when no event
-    restricts the card, in English or (``lang="zh"``) Chinese. No row means the kit has no data on
-    the card, not that it is unrestricted.
+    ``label``, one line for a table ("US licence required since 2023-11-17"; "" when no event
+    restricts the card): a message shown in the reader's language, or with ``lang`` ("en", "zh") the
+    words in that language. The events' ``status`` is a code (:data:`EXPORT_STATUSES`), labelled
+    under context "status" of the catalog. No row means the kit has no data on the card, not that
+    it is unrestricted.
     """
     g = lookup_gpu(card, "card")
-    lang = checks.choice(lang, "lang", ("en", "zh"))
+    lang = None if lang is None else i18n.resolve(lang)
     day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
     latest: dict[str, dict[str, Any] | None] = {"US": None, "China": None}
     for event in _export_events(g.name):  # oldest first: the last one on or before the day wins
@@ -873,12 +892,18 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
             latest[event["authority"]] = event
     us, china = latest["US"], latest["China"]
     shown = [e for e in (us, china) if e is not None and e["status"] != "no licence needed"]
-    if lang == "zh":
-        label = "；".join(f"{e['date']} 起{_EXPORT_ZH[e['status']]}" for e in shown)
-    else:
-        who = {"US": "US", "China": "China:"}
-        label = "; ".join(f"{who[e['authority']]} {e['status']} since {e['date']}" for e in shown)
-    return {"us": us, "china": china, "label": label}
+    events = [_export_event(e) for e in shown]
+    label: Any = "" if not events else events[0] if len(events) == 1 else i18n.msg("{us}; {china}", us=events[0],
+                                                                                      china=events[1])  # fmt: skip
+    return {"us": us, "china": china, "label": i18n.render(label, lang) if lang is not None else label}
+
+
+def _export_event(event: dict[str, Any]) -> i18n.Message:
+    """One export-control event as a line of a table: "US licence required since 2023-11-17"."""
+    status = i18n.Message(event["status"], context="status")
+    if event["authority"] == "China":
+        return i18n.msg("China: {status} since {date}", status=status, date=event["date"])
+    return i18n.msg("US {status} since {date}", status=status, date=event["date"])
 
 
 # Which support.csv column says whether a card's Tensor Cores (or matrix units) compute in a format.
@@ -897,12 +922,14 @@ def runs_natively(card: str | GPU, weights: str) -> dict[str, Any]:
     g = lookup_gpu(card, "card")
     column = _NATIVE_COLUMN.get(weights if weights in _NATIVE_COLUMN else str(weights).lower())
     if column is None:
-        return {"native": None, "note": f"{weights} has no Tensor Core format of its own: weights are "
-                                        "converted to 16-bit for the matrix units"}  # fmt: skip
+        note = i18n.msg("{weights} has no Tensor Core format of its own: weights are converted to 16-bit for the "
+                        "matrix units", weights=weights)  # fmt: skip
+        return {"native": None, "note": note}
     said = support_of(g).get(column)
     if not said:
-        return {"native": None, "note": f"data/support.csv does not say for {g.support}"}
-    return {"native": str(said).lower().startswith("yes"), "note": f"{g.support}: {column} {said}"}
+        return {"native": None, "note": i18n.msg("data/support.csv does not say for {platform}", platform=g.support)}
+    return {"native": str(said).lower().startswith("yes"),
+            "note": i18n.msg("{platform}: {column} {said}", platform=g.support, column=column, said=said)}  # fmt: skip
 
 
 def interconnects() -> pd.DataFrame:
@@ -920,8 +947,12 @@ def cpu(name: str) -> dict[str, Any]:
     rows = _cpu_rows()
     if name not in rows:
         close = difflib.get_close_matches(str(name), list(rows), n=3, cutoff=0.4)
-        hint = f"did you mean {', '.join(close)}? " if close else ""
-        raise LookupError(f"cpu={name!r} is not in data/cpus.csv; {hint}choose one of: {', '.join(rows)}")
+        if close:
+            raise LookupError(i18n.msg("cpu={name!r} is not in data/cpus.csv; did you mean {close}? choose one of: "
+                                       "{choices}", name=name, close=", ".join(close),
+                                       choices=", ".join(rows)))  # fmt: skip
+        raise LookupError(i18n.msg("cpu={name!r} is not in data/cpus.csv; choose one of: {choices}", name=name,
+                                   choices=", ".join(rows)))  # fmt: skip
     return dict(rows[name])
 
 
@@ -1041,7 +1072,8 @@ def _keys(names: list[str], aliases: list[str | None], label: str) -> dict[str, 
         for alias in [name, *(a for a in (alias_text or "").split(";") if a.strip())]:
             key = normalize_name(alias)
             if keys.get(key, name) != name:
-                raise DataError(f"{label}: {alias!r} names both {keys[key]!r} and {name!r}")
+                raise DataError(i18n.msg("{file}: {alias!r} names both {first!r} and {second!r}", file=label,
+                                         alias=alias, first=keys[key], second=name))  # fmt: skip
             keys[key] = name
     for name in names:  # "RTX 4090" is also "4090", unless that is already taken
         short = normalize_name(name).removeprefix("rtx")
@@ -1061,14 +1093,21 @@ def _model_keys() -> dict[str, str]:
     return _keys(list(table["name"]), list(table["aliases"]), "models.csv")
 
 
+# What a look-up names, in the reader's words ("matches several GPUs" is "{what}s" in English).
+_WHAT = {"GPU": i18n.Message("GPU", context="lookup"), "model": i18n.Message("model", context="lookup"),
+         "image model": i18n.Message("image model", context="lookup")}  # fmt: skip
+
+
 def resolve(name: str, keys: dict[str, str], what: str, argument: str = "name") -> str:
     """The canonical name for ``name``, or a LookupError naming the closest matches.
 
     An exact key wins; otherwise a key that starts with the query is accepted when only one
     entry has such a key (``"RTX 2080 Ti 22"`` finds ``RTX 2080 Ti 22GB``).
     """
+    thing = _WHAT.get(what, what)
     if not isinstance(name, str) or not name.strip():
-        raise LookupError(f"{argument} must be a non-empty {what} name, not {name!r}")
+        raise LookupError(i18n.msg("{argument} must be a non-empty {what} name, not {name!r}", argument=argument,
+                                   what=thing, name=name))  # fmt: skip
     key = normalize_name(name)
     if key in keys:
         return keys[key]
@@ -1076,12 +1115,17 @@ def resolve(name: str, keys: dict[str, str], what: str, argument: str = "name") 
     if len(starts) == 1:
         return starts[0]
     if len(starts) > 1:
-        raise LookupError(f"{argument}={name!r} matches several {what}s: {', '.join(starts)}. Pick one.")
+        raise LookupError(i18n.msg("{argument}={name!r} matches several {what}s: {names}. Pick one.",
+                                   argument=argument, name=name, what=thing, names=", ".join(starts)))  # fmt: skip
     close = difflib.get_close_matches(key, list(keys), n=8, cutoff=0.6)
     suggestions = list(dict.fromkeys(keys[k] for k in close))[:5]
-    hint = f" Did you mean: {', '.join(suggestions)}?" if suggestions else ""
     listing = {"GPU": "hg.gpus()", "image model": "hg.image_models()"}.get(what, "hg.models()")
-    raise LookupError(f"{argument}={name!r} is not a known {what}.{hint} See {listing} for all.")
+    if suggestions:
+        raise LookupError(i18n.msg("{argument}={name!r} is not a known {what}. Did you mean: {close}? See {listing} "
+                                   "for all.", argument=argument, name=name, what=thing, close=", ".join(suggestions),
+                                   listing=listing))  # fmt: skip
+    raise LookupError(i18n.msg("{argument}={name!r} is not a known {what}. See {listing} for all.", argument=argument,
+                               name=name, what=thing, listing=listing))  # fmt: skip
 
 
 def _split(text: str | None) -> tuple[str, ...]:

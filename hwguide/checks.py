@@ -19,6 +19,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from . import i18n
+
 __all__ = [
     "CURRENCIES",
     "LIMITS",
@@ -66,6 +68,12 @@ def _is_number(value: object) -> bool:
     return math.isfinite(value)
 
 
+def _unit(unit: Any) -> Any:
+    """A unit for a message: a message as it is, a unit's name (``"GB/s"``, ``"per kWh"``) labelled in the
+    reader's language when shown (context ``"unit"`` of the catalog; the name itself where it has none)."""
+    return unit if isinstance(unit, i18n.Message) else i18n.Message(str(unit), context="unit")
+
+
 def whole(value: object, name: str, *, low: int = 1, high: int | None = None) -> int:
     """``value`` as a whole number in [low, high]; ``high`` defaults to :data:`LIMITS` for ``name``."""
     top = high if high is not None else LIMITS.get(name, _DEFAULT_LIMIT)
@@ -75,7 +83,8 @@ def whole(value: object, name: str, *, low: int = 1, high: int | None = None) ->
         or not float(value).is_integer()  # type: ignore[arg-type]
         or not low <= value <= top  # type: ignore[operator]
     ):
-        raise ValueError(f"{name} must be a whole number from {low:,} to {top:,}, not {value!r}")
+        raise ValueError(i18n.msg("{name} must be a whole number from {low:,} to {top:,}, not {value!r}",
+                                  name=name, low=low, top=top, value=value))  # fmt: skip
     return int(value)  # type: ignore[arg-type]
 
 
@@ -95,10 +104,14 @@ def number(
         v = float(value)  # type: ignore[arg-type]
         ok = (v > low if open_low else v >= low) and (high is None or v <= high)
     if not ok:
-        lower = f"more than {low:g}" if open_low else ("at least 0" if low == 0 else f"at least {low:g}")
-        upper = f" and at most {high:g}" if high is not None else ""
-        suffix = f" {unit}" if unit else ""
-        raise ValueError(f"{name} must be a finite number {lower}{upper}{suffix}, not {value!r}")
+        span = i18n.msg("more than {low:g}", low=low) if open_low else i18n.msg("at least {low:g}", low=low)
+        if high is not None:
+            span = i18n.msg("{lower} and at most {high:g}", lower=span, high=high)
+        if unit:
+            raise ValueError(i18n.msg("{name} must be a finite number {span} {unit}, not {value!r}",
+                                      name=name, span=span, unit=_unit(unit), value=value))  # fmt: skip
+        raise ValueError(i18n.msg("{name} must be a finite number {span}, not {value!r}", name=name, span=span,
+                                  value=value))  # fmt: skip
     return float(value)  # type: ignore[arg-type]
 
 
@@ -110,7 +123,8 @@ def fraction(value: object, name: str, *, zero_ok: bool = False, one_ok: bool = 
         ok = (v >= 0 if zero_ok else v > 0) and (v <= 1 if one_ok else v < 1)
     if not ok:
         span = ("[0" if zero_ok else "(0") + ", " + ("1]" if one_ok else "1)")
-        raise ValueError(f"{name} must be a fraction in {span}, not {value!r}")
+        raise ValueError(i18n.msg("{name} must be a fraction in {span}, not {value!r}", name=name, span=span,
+                                  value=value))  # fmt: skip
     return float(value)  # type: ignore[arg-type]
 
 
@@ -118,7 +132,7 @@ def flag(value: object, name: str) -> bool:
     """``value`` as a bool: only True or False (a string such as "no" is refused, not read as true)."""
     value = _scalar(value)
     if not isinstance(value, bool):
-        raise ValueError(f"{name} must be True or False, not {value!r}")
+        raise ValueError(i18n.msg("{name} must be True or False, not {value!r}", name=name, value=value))
     return value
 
 
@@ -135,8 +149,11 @@ def choice(value: object, name: str, choices: Iterable[Any]) -> Any:
             return option
     shown = [str(o) for o in options]
     close = difflib.get_close_matches(str(value), shown, n=3, cutoff=0.5) if isinstance(value, str) else []
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise ValueError(f"{name}={value!r} is not one of: {', '.join(shown)}.{hint}")
+    if close:
+        raise ValueError(i18n.msg("{name}={value!r} is not one of: {choices}. Did you mean {close}?", name=name,
+                                  value=value, choices=", ".join(shown), close=", ".join(close)))  # fmt: skip
+    raise ValueError(i18n.msg("{name}={value!r} is not one of: {choices}.", name=name, value=value,
+                              choices=", ".join(shown)))  # fmt: skip
 
 
 def currency(value: object, name: str = "currency") -> str:
@@ -157,7 +174,8 @@ def date(value: object, name: str = "as_of") -> _dt.date:
                 return _dt.date.fromisoformat(text)
             except ValueError:
                 pass
-    raise ValueError(f"{name} must be a date as YYYY-MM-DD (e.g. 2025-06-30), not {value!r}")
+    raise ValueError(i18n.msg("{name} must be a date as YYYY-MM-DD (e.g. 2025-06-30), not {value!r}", name=name,
+                              value=value))  # fmt: skip
 
 
 def names(value: object, name: str, *, allowed: Sequence[str] | None = None) -> list[str]:
@@ -167,10 +185,12 @@ def names(value: object, name: str, *, allowed: Sequence[str] | None = None) -> 
     elif isinstance(value, Iterable) and not isinstance(value, (bytes, dict)):
         items = list(value)
     else:
-        raise ValueError(f"{name} must be a name or a list of names, not {value!r}")
+        raise ValueError(i18n.msg("{name} must be a name or a list of names, not {value!r}", name=name, value=value))
     if not items or any(not isinstance(item, str) or not item.strip() for item in items):
-        listing = f" from: {', '.join(allowed)}" if allowed is not None else ""
-        raise ValueError(f"{name} must be a non-empty list of names{listing}, not {value!r}")
+        if allowed is not None:
+            raise ValueError(i18n.msg("{name} must be a non-empty list of names from: {allowed}, not {value!r}",
+                                      name=name, allowed=", ".join(allowed), value=value))  # fmt: skip
+        raise ValueError(i18n.msg("{name} must be a non-empty list of names, not {value!r}", name=name, value=value))
     if allowed is not None:
         items = [choice(item, name, allowed) for item in items]
     return list(dict.fromkeys(items))
@@ -179,8 +199,9 @@ def names(value: object, name: str, *, allowed: Sequence[str] | None = None) -> 
 def output_folder(value: object, name: str = "out") -> Path:
     """A folder to write into: a non-empty path that is not an existing file (created later)."""
     if not isinstance(value, (str, os.PathLike)) or not str(os.fspath(value)).strip():
-        raise ValueError(f"{name} must name an output folder, not {value!r}")
+        raise ValueError(i18n.msg("{name} must name an output folder, not {value!r}", name=name, value=value))
     path = Path(os.fspath(value))
     if path.exists() and not path.is_dir():
-        raise ValueError(f"{name}={str(path)!r} is a file, not a folder; choose a folder to write the handouts into")
+        raise ValueError(i18n.msg("{name}={path!r} is a file, not a folder; choose a folder to write the handouts into",
+                                  name=name, path=str(path)))  # fmt: skip
     return path

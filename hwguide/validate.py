@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .architecture import param_count
 from .catalog import load_table, lookup_engine, model
 from .fit import SPEED_KINDS, parse_args
@@ -192,7 +192,7 @@ def validate(*, show: bool = True) -> pd.DataFrame:
         try:
             est = estimate(row)
         except (ValueError, LookupError) as err:  # a format or card the kit cannot model yet
-            record["excluded_because"] = f"the kit cannot estimate it: {str(err).splitlines()[0]}"
+            record["excluded_because"] = i18n.msg("the kit cannot estimate it: {error}", error=str(err).splitlines()[0])
             records.append(record)
             continue
         record.update(hwguide_gib=est / (1 if speed else 2**30), hwguide_err=est / measured - 1)
@@ -247,27 +247,29 @@ def _rank_correlation(part: pd.DataFrame, method: str) -> float | None:
 
 
 def report(frame: pd.DataFrame) -> str:
-    """The printed accuracy report: every row, then the summary."""
+    """The printed accuracy report: every row, then the summary, in the reader's language."""
     used = frame[frame["hwguide_err"].notna()]
-    lines = ["hwguide accuracy against published measurements (GiB = 2**30 bytes)", ""]
+    lines = [i18n.text("hwguide accuracy against published measurements (GiB = 2**30 bytes)"), ""]
     for kind, part in used.groupby("kind"):
         lines.append(f"== {kind} ==")
         for r in part.itertuples():
-            lines.append(
-                f"{r.id:8} {r.model:26.26} measured {r.measured_gib:8.2f}  hwguide {r.hwguide_gib:8.2f}  "
-                f"err {r.hwguide_err:+7.1%}   {r.setup}"
-            )
+            lines.append(i18n.text("{id:8} {model:26.26} measured {measured:8.2f}  hwguide {estimate:8.2f}  "
+                                   "err {err:+7.1%}   {setup}", id=r.id, model=r.model, measured=r.measured_gib,
+                                   estimate=r.hwguide_gib, err=r.hwguide_err, setup=r.setup))  # fmt: skip
         lines.append("")
-    lines.append("== summary: absolute error ==")
+    lines.append(i18n.text("== summary: absolute error =="))
     for r in summary(frame).itertuples():
-        rank = "" if pd.isna(r.rank_correlation) else f"  rank correlation {r.rank_correlation:.2f}"
-        lines.append(
-            f"{r.kind:18} {r.method:14} rows {r.rows:3}  "
-            f"median {r.median_abs_err:6.1%}  worst {r.worst_abs_err:7.1%}{rank}"
-        )
+        fields = dict(kind=r.kind, method=r.method, rows=r.rows, median=r.median_abs_err, worst=r.worst_abs_err)
+        if pd.isna(r.rank_correlation):
+            lines.append(i18n.text("{kind:18} {method:14} rows {rows:3}  median {median:6.1%}  worst {worst:7.1%}",
+                                   **fields))  # fmt: skip
+        else:
+            lines.append(i18n.text("{kind:18} {method:14} rows {rows:3}  median {median:6.1%}  worst {worst:7.1%}  "
+                                   "rank correlation {rank:.2f}", rank=r.rank_correlation, **fields))  # fmt: skip
     skipped = frame[frame["hwguide_err"].isna()]
     lines += [
         "",
-        f"{len(skipped)} rows excluded (reasons in data/measurements.csv, column excluded_because).",
+        i18n.text("{count} rows excluded (reasons in data/measurements.csv, column excluded_because).",
+                  count=len(skipped)),
     ]
     return "\n".join(lines)

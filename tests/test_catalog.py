@@ -1,11 +1,14 @@
 """Look-ups, records and published values of the GPU catalog."""
 
 import dataclasses
+import re
 import shutil
 
 import pytest
 
 import hwguide as hg
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.mark.parametrize(
@@ -190,8 +193,9 @@ def test_unified_memory_machines_fit_against_the_share_the_gpu_may_use():
 def test_export_status_follows_the_dates():
     assert hg.export_status("A800 SXM4 80GB", as_of="2023-01-01")["us"]["status"] == "no licence needed"
     assert hg.export_status("A800 SXM4 80GB", as_of="2023-01-01")["label"] == ""
-    assert hg.export_status("A800 SXM4 80GB", as_of="2023-11-01")["label"] == "US licence required since 2023-10-23"
-    assert hg.export_status("RTX 4090 48GB", as_of="2024-01-01")["label"] == "US licence required since 2023-11-17"
+    a800 = hg.export_status("A800 SXM4 80GB", as_of="2023-11-01")["label"]
+    assert str(a800) == "US licence required since 2023-10-23"
+    assert str(hg.export_status("RTX 4090 48GB", as_of="2024-01-01")["label"]) == "US licence required since 2023-11-17"
     assert hg.export_status("RTX 4090 D", as_of="2024-01-01")["label"] == ""
     h20 = hg.export_status("H20", as_of="2025-05-01")
     assert h20["us"]["date"].isoformat() == "2025-04-09" and h20["us"]["status"] == "licence required"
@@ -209,7 +213,7 @@ def test_build_notes_and_value_ranking_show_export_controls():
     assert "US licence required since 2023-11-17" in hg.build_system("RTX 4090", 2)["notes"]
     assert "export control" not in hg.build_system("RTX 3090", 2)["notes"]
     ranking = hg.value_ranking(as_of="2026-11-30").set_index("gpu")
-    assert ranking.loc["RTX 4090", "china_export"] == "US licence required since 2023-11-17"
+    assert str(ranking.loc["RTX 4090", "china_export"]) == "US licence required since 2023-11-17"
     assert ranking.loc["RTX 3090", "china_export"] == ""
 
 
@@ -222,9 +226,88 @@ def test_export_status_in_chinese():
         hg.export_status("H20", lang="fr")
 
 
+def test_export_status_label_is_a_message_shown_in_the_readers_language():
+    label = hg.export_status("H20", as_of="2025-09-01")["label"]  # no lang: a message, rendered when shown
+    assert str(label) == "US licences granted since 2025-08-08; China: use discouraged since 2025-08-12"
+    hg.setup(lang="zh")
+    assert str(label) == "2025-08-08 起美方已发放许可；2025-08-12 起中方不鼓励采购"
+    assert hg.export_status("H20", as_of="2025-09-01", lang="en")["label"].startswith("US licences granted")
+
+
+def test_every_export_status_code_has_chinese():
+    for status in hg.catalog.EXPORT_STATUSES:
+        assert CJK.search(hg.i18n.label(status, "zh", context="status")), status
+    shown = hg.i18n.labelled(hg.export_controls()[["chip", "authority", "status"]], "zh")
+    assert all(CJK.search(c) for c in shown.columns)
+    assert all(CJK.search(v) for v in shown.iloc[:, 1]) and all(CJK.search(v) for v in shown.iloc[:, 2])
+
+
+CATALOG_FRAMES = ["gpus", "models", "prices", "interconnects", "scenarios", "cpus", "platforms", "engines", "support",
+                  "export_controls", "exchange_rates", "ram_prices"]  # fmt: skip
+# Columns whose cells are names, free text or data as published (kept as they are, in any language).
+NAMES_AND_TEXT = {"name", "aliases", "vendor", "architecture", "support", "memory_type", "form_factor", "sources",
+                  "checked", "notes", "family", "hf_repo", "gpu", "date", "currency", "source", "used_by", "name_en",
+                  "name_zh", "data_scale", "cpu", "cpu_ref", "cpu_class", "socket", "launch", "engine", "version",
+                  "fitted", "stack", "compute_capability", "cuda_min_version", "cuda_last_major", "pytorch_wheels",
+                  "bf16", "fp8", "fp4", "flash_attention_2", "flash_attention_3", "vllm", "llama_cpp", "why_not",
+                  "chip", "gpus", "summary", "rule", "part", "attention"}  # fmt: skip
+
+
+@pytest.mark.parametrize("frame", CATALOG_FRAMES)
+def test_the_catalog_frames_have_chinese_column_labels_and_code_labels(frame):
+    table = getattr(hg.catalog, frame)()
+    shown = hg.i18n.labelled(table, "zh")
+    assert list(table.columns) == list(getattr(hg.catalog, frame)().columns)  # machine names stay
+    unlabelled = [c for c, label in zip(table.columns, shown.columns) if label == c]
+    assert not unlabelled, f"{frame}: no Chinese label for the columns {unlabelled}"
+    for column in table.columns:  # a code of a table (segment, market, kind …) has a label of its own
+        if column not in NAMES_AND_TEXT and table[column].dtype == object:
+            codes = table[column].dropna().unique()
+            missing = [v for v in codes if hg.i18n.label(v, "zh", context=column) == v]
+            assert not missing, f"{frame}.{column}: no Chinese for {missing}"
+
+
+def test_a_card_lookup_error_reads_in_the_readers_language():
+    with pytest.raises(LookupError) as err:
+        hg.gpu("RTX 4095")
+    english = str(err.value)
+    assert english.startswith("name='RTX 4095' is not a known GPU. Did you mean: ") and english.endswith(
+        "See hg.gpus() for all.")
+    hg.setup(lang="zh")
+    chinese = str(err.value)
+    assert CJK.search(chinese) and "hg.gpus()" in chinese and "not a known" not in chinese
+    with pytest.raises(LookupError, match="模型"):
+        hg.model("no-such-model-at-all")
+
+
 def test_runs_natively_reads_the_support_table():
     assert hg.runs_natively("RTX 5090", "nvfp4")["native"] is True  # Blackwell: FP4 Tensor Cores
     assert hg.runs_natively("RTX 4090", "nvfp4")["native"] is False
     assert hg.runs_natively("RTX 4090", "fp8")["native"] is True  # Ada: FP8
     assert hg.runs_natively("A100 SXM4 80GB", "fp8")["native"] is False  # Ampere has no FP8
     assert hg.runs_natively("RTX 3090", "Q4_K_M")["native"] is None
+
+
+def test_argument_errors_keep_their_english_and_read_in_chinese():
+    checks = hg.checks
+    cases = [(lambda: checks.choice("fr", "lang", ("en", "zh")), "lang='fr' is not one of: en, zh."),
+             (lambda: checks.whole(2.5, "batch"), "batch must be a whole number from 1 to 1,000,000, not 2.5"),
+             (lambda: checks.number(-1, "power_w", high=1e7, unit="W"),
+              "power_w must be a finite number at least 0 and at most 1e+07 W, not -1"),
+             (lambda: checks.number(0, "model", open_low=True, unit="parameters"),
+              "model must be a finite number more than 0 parameters, not 0"),
+             (lambda: checks.fraction(2, "share"), "share must be a fraction in (0, 1], not 2"),
+             (lambda: checks.flag("no", "show"), "show must be True or False, not 'no'"),
+             (lambda: checks.date("June", "as_of"), "as_of must be a date as YYYY-MM-DD (e.g. 2025-06-30), not 'June'"),
+             (lambda: checks.names([], "formats", allowed=["html", "pdf"]),
+              "formats must be a non-empty list of names from: html, pdf, not []")]  # fmt: skip
+    for call, english in cases:
+        with pytest.raises(ValueError) as err:
+            call()
+        assert str(err.value) == english
+        hg.setup(lang="zh")
+        chinese = str(err.value)
+        hg.setup(lang="en")
+        assert CJK.search(chinese) and chinese != english, chinese
+    with pytest.raises(ValueError, match="Did you mean en"):
+        checks.choice("e", "lang", ("en", "zh"))

@@ -123,9 +123,21 @@ def test_setup_says_which_font_to_install_when_none_is_found(monkeypatch, capsys
 def test_the_source_claims_are_stated_in_the_language():
     zh = hg.source_claims(lang="zh")
     en = hg.source_claims()
-    assert set(zh["verdict"]) <= {"成立", "有条件成立", "不成立"}
+    assert list(zh["verdict"]) == list(en["verdict"])  # codes, compared as codes
+    assert set(en["verdict"]) <= set(hg.claims.VERDICTS)
+    assert {i18n.label(v, "zh", context="verdict") for v in zh["verdict"]} <= {"成立", "有条件成立", "不成立"}
     assert all(CJK.search(claim) for claim in zh["claim"])
-    assert list(zh["evidence"]) == list(en["evidence"])  # the numbers' sentences stay English, said in notebook 02
+    assert all(CJK.search(evidence) for evidence in zh["evidence"])
+    # the sentences around the numbers are Chinese; the numbers are the same
+    english_words = re.compile(r"\b(vs|the|and|score|training|holds|wins|times|price)\b")
+    for zh_evidence, en_evidence in zip(zh["evidence"], en["evidence"]):
+        assert sorted(re.findall(r"\d+\.\d+", zh_evidence)) == sorted(re.findall(r"\d+\.\d+", str(en_evidence)))
+        if "Turing" not in zh_evidence:  # the two claims on Turing quote data/support.csv's (English) words
+            assert not english_words.search(zh_evidence), zh_evidence
+    # without lang, the language of hg.setup
+    hg.setup(lang="zh")
+    assert hg.source_claims()["evidence"].tolist() == zh["evidence"].tolist()
+    assert i18n.labelled(en, "zh").columns.tolist() == ["结论", "判定", "依据"]
 
 
 def test_an_empty_cell_says_not_published_in_the_language():

@@ -69,3 +69,14 @@ def test_gguf_falls_back_when_rows_do_not_divide_into_blocks():
     # Qwen2.5-0.5B's hidden size 896 is not a multiple of 256: K-quants fall back (llama-quant.cpp)
     types = dict((t.name, k) for t, k in gguf_tensor_types(hg.model("Qwen2.5-0.5B"), "Q4_K_M"))
     assert types["blk.1.attn_q"] == "Q5_0" and types["token_embd"] == "Q8_0"  # tied: quantised as output
+
+
+def test_the_printed_report_reads_in_the_readers_language(report):
+    from hwguide.validate import report as printed
+
+    english = printed(report)
+    assert english.startswith("hwguide accuracy against published measurements") and " median " in english
+    hg.setup(lang="zh")
+    chinese = printed(report)
+    assert chinese.startswith("hwguide 与公开实测数据") and "中位数" in chinese and " median " not in chinese
+    assert len(chinese.splitlines()) == len(english.splitlines())
