@@ -1,7 +1,8 @@
 """Command line: ``python -m hwguide validate``, ``python -m hwguide export`` and ``python -m hwguide app``.
 
 Every error, argparse's own included, is one line on stderr (``hwguide: error: ...``) and a
-non-zero exit status (2), never a traceback.
+non-zero exit status (2), never a traceback. What it prints for the user is in the language of
+``--lang`` (export, app; English otherwise); the ``--help`` texts are English.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import argparse
 import sys
 from typing import NoReturn
+
+from . import i18n
 
 PROG = "python -m hwguide"
 
@@ -46,12 +49,19 @@ def _parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
     app.add_argument("--pool", type=int, default=8, help="kernels prepared before anyone asks (default: 8)")
-    app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language (zh: 中文界面)")
+    app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language: en or zh (default: en)")
     return parser
+
+
+def _kilobytes(path: object) -> i18n.Message:
+    from pathlib import Path
+
+    return i18n.msg("wrote {path} ({kb:,.0f} kB)", path=str(path), kb=Path(str(path)).stat().st_size / 1024)
 
 
 def _run(argv: list[str] | None) -> int:
     args = _parser().parse_args(argv)
+    i18n.set_language(getattr(args, "lang", "en"))  # what is printed from here on, errors too, is in --lang
     if args.command == "validate":
         from .validate import validate
 
@@ -68,19 +78,18 @@ def _run(argv: list[str] | None) -> int:
             charts=not args.no_charts,
         )
         for path in paths:
-            print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} kB)")
+            print(_kilobytes(path))
     elif args.command == "html":
         from .export import notebook_html
 
-        path = notebook_html(args.notebook, args.out)
-        print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} kB)")
+        print(_kilobytes(notebook_html(args.notebook, args.out)))
     elif args.command == "app":
         import subprocess
 
         from .course import ROOT, app_command
 
         command, env = app_command(port=args.port, ip=args.ip, pool=args.pool, lang=args.lang)
-        print(f"serving the calculators on http://{args.ip}:{args.port}/ (Ctrl-C stops)")
+        print(i18n.msg("serving the calculators on {url} (Ctrl-C stops)", url=f"http://{args.ip}:{args.port}/"))
         return subprocess.call(command, cwd=ROOT, env=env)
     return 0
 
@@ -88,18 +97,22 @@ def _run(argv: list[str] | None) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status: 0, or 2 after printing one line on stderr
     (1 for an unexpected error, a bug in the kit)."""
+    before = i18n.language()
     try:
         return _run(argv)
-    except _Error as err:
-        message = f"{_one_line(err)} (see: {PROG} --help)"
+    except _Error as err:  # argparse's own words stay English, like --help
+        message = i18n.text("{error} (see: {help})", error=_one_line(err), help=f"{PROG} --help")
     except (ValueError, LookupError, RuntimeError, OSError) as err:
         message = _one_line(err)
     except KeyboardInterrupt:
-        message = "interrupted"
+        message = i18n.text("interrupted")
     except Exception as err:  # a bug in the kit: still one line, saying so
-        print(f"hwguide: error: internal error ({type(err).__name__}: {_one_line(err)}); please report it",
-              file=sys.stderr)  # fmt: skip
+        words = i18n.text("internal error ({kind}: {error}); please report it", kind=type(err).__name__,
+                          error=_one_line(err))  # fmt: skip
+        print(f"hwguide: error: {words}", file=sys.stderr)
         return 1
+    finally:
+        i18n.set_language(before)
     print(f"hwguide: error: {message}", file=sys.stderr)
     return 2
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 
-__all__ = ["check_environment", "chinese_font_problem", "cjk_font", "local_gpus", "setup"]
+__all__ = ["NO_LOCAL_GPU", "check_environment", "chinese_font_problem", "cjk_font", "local_gpus", "setup"]
 
-# Fonts tried in order for figure text; the CJK ones render Chinese labels (显存, 算力) where
+# Fonts tried in order for figure text; the CJK ones render the Chinese labels of figures where
 # installed (Debian: fonts-noto-cjk or fonts-wqy-microhei), DejaVu Sans ships with matplotlib.
 FONT_STACK = ["DejaVu Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Micro Hei"]
 
@@ -50,8 +50,11 @@ def cjk_font() -> str | None:
     return next(iter(found), None)
 
 
-FONT_MISSING = ("No Chinese font found for the figures: install one (Debian/Ubuntu: apt-get install "
-                "fonts-wqy-microhei; Windows and macOS have one) and restart the kernel.")  # fmt: skip
+# Characters a font must draw to serve the Chinese figures (the words for GPU memory and compute)
+CJK_SAMPLE = "\u663e\u5b58\u7b97\u529b"
+
+FONT_MISSING = i18n.N_("No Chinese font found for the figures: install one (Debian/Ubuntu: apt-get install "
+                       "fonts-wqy-microhei; Windows and macOS have one) and restart the kernel.")  # fmt: skip
 
 
 def chinese_font_problem() -> Any:
@@ -63,13 +66,11 @@ def chinese_font_problem() -> Any:
     from matplotlib import font_manager
     from matplotlib.ft2font import FT2Font
 
-    from . import i18n
-
     family = cjk_font()
     if family is not None:
         try:
             path = font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
-            if all(FT2Font(path).get_char_index(ord(c)) for c in "显存算力"):
+            if all(FT2Font(path).get_char_index(ord(c)) for c in CJK_SAMPLE):
                 return None
         except (ValueError, RuntimeError, OSError):
             pass
@@ -93,8 +94,6 @@ def setup(lang: str = "en") -> None:
     otherwise draw empty boxes for every character).
     """
     import matplotlib as mpl
-
-    from . import i18n
 
     lang = i18n.set_language(lang)
 
@@ -139,7 +138,6 @@ def setup(lang: str = "en") -> None:
 def _show_frames_labelled(shell: Any) -> None:
     """Make the notebook show every DataFrame and Series in the current language: column labels, codes
     and messages in the reader's words (``i18n.labelled``); in English, as pandas shows them."""
-    from . import i18n
 
     def shown(obj: Any) -> Any:
         return obj if i18n.language() == "en" else i18n.labelled(obj)
@@ -167,7 +165,11 @@ def _version_tuple(text: str) -> tuple[int, ...]:
 
 
 def check_environment() -> pd.DataFrame:
-    """Python and each required package: the version found, the minimum tested, and ok or not."""
+    """Python and each required package: the version found, the minimum tested, and ok or not.
+
+    Columns ``package``, ``installed`` (a version, or the code ``"missing"``), ``required`` and ``ok``;
+    a notebook shows them in the reader's language (``hg.setup``).
+    """
     rows = [
         {
             "package": "python",
@@ -190,7 +192,8 @@ def local_gpus() -> pd.DataFrame:
     """The NVIDIA GPUs in this machine, read through NVML (the nvidia-ml-py package).
 
     Columns: ``index``, ``name`` (as the driver reports it), ``memory_gib`` (total, GiB) and
-    ``catalog`` (the matching catalog entry, or None). Empty when no NVIDIA driver or GPU is found.
+    ``catalog`` (the matching catalog entry, or None). Empty when no NVIDIA driver or GPU is found:
+    then :data:`NO_LOCAL_GPU` says so (``here if len(here) else print(hg.course.NO_LOCAL_GPU)``).
     """
     from .catalog import gpu
 
@@ -218,6 +221,23 @@ def local_gpus() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+# What a notebook says when local_gpus() finds none; rendered in the reader's language when printed.
+NO_LOCAL_GPU = i18n.msg("No NVIDIA GPU found on this machine: that is fine, the course runs on the CPU.")
+
+
+def loading_words(lang: str | None = None) -> dict[str, str]:
+    """The words of the app's loading page in ``lang``, for ``hwguide/jupyter/voila/templates/hwguide``:
+    ``running`` (Voila's "Running ..."), and ``executing`` and ``reading`` (its "Executing 3 of 12" as
+    cells run, "Reading 3 of 12" when rendering progressively), which keep Voila's JavaScript
+    placeholders ``${cell_index}`` and ``${cell_count}``."""
+    where = {"cell": "${cell_index}", "count": "${cell_count}"}
+    return {
+        "running": i18n.text("Running ...", lang),
+        "executing": i18n.text("Executing {cell} of {count}", lang, **where),
+        "reading": i18n.text("Reading {cell} of {count}", lang, **where),
+    }
+
+
 APP_NOTEBOOK = "notebooks/app/calculators.ipynb"
 ROOT = Path(__file__).resolve().parent.parent  # the repository: the course's notebooks sit next to the package
 
@@ -236,17 +256,19 @@ def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_
       others do the same (on a 2-core machine that is what made concurrent loads stall); the pool
       refills 45 s after a kernel is taken, so the refill does not compete with a class arriving;
     - kernels idle for ``cull_after`` seconds with no tab connected are shut down (jupyter-server's
-      kernel culling), so closed tabs free their memory.
+      kernel culling), so closed tabs free their memory;
+    - in a language other than English, the words of the page shown while it loads (Voilà's
+      "Running ...", "Executing 3 of 12"), passed to the template as ``resources.hwguide_loading``.
     """
+    import json
     import os
-
-    from . import i18n
 
     lang = i18n.resolve(lang)
     if notebook is None:
         notebook = APP_NOTEBOOK if lang == "en" else APP_NOTEBOOK.replace("notebooks/", f"notebooks/{lang}/")
     if not (ROOT / notebook).is_file():
-        raise ValueError(f"notebook={notebook!r} is not in {ROOT}: run the app from a clone of the course repository")
+        raise ValueError(i18n.msg("notebook={notebook!r} is not in {root}: run the app from a clone of the course "
+                                  "repository", notebook=notebook, root=str(ROOT)))  # fmt: skip
     port = checks.whole(port, "port", low=1, high=65535)
     pool = checks.whole(pool, "pool", low=0, high=256)
     cull_after = checks.whole(cull_after, "cull_after", low=10, high=86_400)
@@ -259,6 +281,8 @@ def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_
         f"--MappingKernelManager.cull_idle_timeout={cull_after}", "--MappingKernelManager.cull_interval=15",
         "--MappingKernelManager.cull_connected=False",
     ]  # fmt: skip
+    if lang != "en":  # English keeps Voila's own words
+        command.append("--VoilaConfiguration.resources=" + json.dumps({"hwguide_loading": loading_words(lang)}))
     if pool:  # refill the pool a while after a kernel is taken, not during the rush of a class arriving
         command += ["--preheat_kernel=True", f"--pool_size={pool}", "--VoilaKernelManager.fill_delay=45"]
     return command, env

@@ -239,7 +239,3 @@ def labelled(frame: Any, lang: str | None = None) -> Any:
     out.index = names(frame.index)
     out.attrs = {key: render(value, lang) for key, value in frame.attrs.items()}
     return out
-
-
-def sentence(line: str, lang: str | None = None) -> str:  # TEMPORARY: removed once widgets use messages
-    return line

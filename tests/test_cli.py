@@ -67,3 +67,17 @@ def test_a_folder_that_cannot_be_written(tmp_path):
 def test_help_still_works(tmp_path):
     result = _run("export", "--help", cwd=tmp_path)
     assert result.returncode == 0 and "--as-of" in result.stdout and not result.stderr
+
+
+@pytest.mark.parametrize(("lang", "said"), [("en", "wrote "), ("zh", "已写入 ")])
+def test_what_it_prints_is_in_the_language_of_lang(tmp_path, lang, said):
+    result = _run("export", "--out", str(tmp_path / "guide"), "--lang", lang, "--format", "md", "--no-charts",
+                  cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines and all(line.startswith(said) and line.endswith("kB)" if lang == "en" else "kB）") for line in lines)
+
+
+def test_the_app_command_line_has_no_chinese_in_its_code():
+    source = (ROOT / "hwguide" / "__main__.py").read_text(encoding="utf-8")
+    assert not any("\u4e00" <= c <= "\u9fff" for c in source)

@@ -25,3 +25,19 @@ def test_memory_vs_bandwidth_chart_labels_units():
     every = " ".join(t.get_text() for t in hg.charts.memory_vs_bandwidth(label="all").axes[0].texts)
     assert "A100 SXM4 80GB / A800 SXM4 80GB" in every  # identical figures share a label
     assert len(ax.collections) == 3  # consumer, workstation, datacenter
+
+
+def test_no_local_gpu_is_said_in_the_language():
+    said = "No NVIDIA GPU found on this machine: that is fine, the course runs on the CPU."
+    assert str(hg.course.NO_LOCAL_GPU) == said  # what notebook 00 printed before
+    assert hg.course.NO_LOCAL_GPU.render("zh") != said and "NVIDIA GPU" in hg.course.NO_LOCAL_GPU.render("zh")
+
+
+def test_check_environment_keeps_codes_and_labels_them_for_display():
+    from hwguide import i18n
+
+    table = hg.check_environment()
+    assert list(table.columns) == ["package", "installed", "required", "ok"]
+    assert table["ok"].dtype == bool
+    shown = i18n.labelled(table.assign(installed=["missing", *table["installed"][1:]]), "zh")
+    assert list(shown.columns) == ["软件包", "已安装版本", "最低要求", "是否满足"] and shown.iloc[0, 1] == "未安装"

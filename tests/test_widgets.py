@@ -202,6 +202,8 @@ def test_answers_that_used_to_mislead():
     box = w.roofline_calculator()
     _controls(box)["Cards"].value = ()
     assert "choose at least one GPU" in _shown(box)[0][1]
+    _controls(box)["Cards"].value = ("RTX 4090",)
+    assert "prefill 2,048 tokens 1,949.9." in _shown(box)[1][1]  # the field named context used to stay unfilled
     across, _ = w.interconnect_report(model="Llama-2-7B", gpus=1024)  # beyond one machine: the network only
     assert list(across["kind"]) == ["network"] and "InfiniBand" in across.iloc[0]["link"]
     box = w.speed_calculator()
@@ -218,5 +220,25 @@ def test_every_calculator_shows_its_working():
     parts = hg.speed.decode_breakdown("Llama-3.1-8B", "RTX 4090", weights="Q4_K_M", engine="llama.cpp")
     assert parts["tokens_per_s"] == pytest.approx(
         hg.decode_tokens_per_s("Llama-3.1-8B", "RTX 4090", weights="Q4_K_M", engine="llama.cpp"))  # fmt: skip
-    assert parts["bound"] in ("GPU memory bandwidth", "fixed overheads")
-    assert any("GB/s" in line for line in parts["working"])
+    assert parts["bound"] in ("memory", "overhead", "GPU memory bandwidth", "fixed overheads")  # codes after issue 25
+    assert any("GB/s" in str(line) for line in parts["working"])
+
+
+def test_a_failed_plan_is_explained_from_its_status_codes():
+    import pandas as pd
+
+    from hwguide import i18n
+
+    failed = pd.DataFrame({
+        "gpu": ["RTX 4090", "H100 SXM", "H100 SXM", "T4"], "gpus": [1, 8, 4, 1],
+        "status": ["does_not_fit", "over_budget", "over_budget", "no_price"],
+        "why": [i18n.msg("Model"), i18n.msg("over budget"), (i18n.msg("too slow"), i18n.msg("over budget")),
+                "no price: no CNY price"],
+        "per_gpu_gib": [30.0, 50.0, 60.0, 5.0], "build_price": [1.0, 3.0, 2.0, float("nan")],
+    })  # fmt: skip
+    assert w._failure_summary(failed) == ("2 over budget, 1 does not fit, 1 no price; for example 8 × H100 SXM: "
+                                          "over budget")  # fmt: skip
+    with i18n.using("zh"):
+        assert w._failure_summary(failed) == "超出预算 2 个、装不下 1 个、无价格 1 个；例如 8 × H100 SXM：超出预算"
+    failed["status"] = failed["status"].str.replace("_", " ")  # planner.py's codes before issue 25
+    assert w._failure_summary(failed).startswith("2 over budget, 1 does not fit, 1 no price; for example 8 ×")
