@@ -3,8 +3,9 @@
 :func:`recommend` tries every allowed card at every allowed count against the need (inference,
 fine-tuning, pre-training, any combination), using the memory and speed models, and returns a
 :class:`Plan`: the builds that meet the need, ranked by price, and the builds that fail, each with
-its reason ("does not fit", "too slow", "over budget", "no price"). :func:`build_system` completes
-a build with the platform. :func:`evaluate_scenario` checks the source material's own builds.
+its status (a code of :data:`STATUSES`) and its reasons, messages shown in the reader's language.
+:func:`build_system` completes a build with the platform. :func:`evaluate_scenario` checks the
+source material's own builds.
 
 Platform rules (stated here and in the notebook; sources where they exist):
 
@@ -31,7 +32,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .architecture import Model, param_count
 from .catalog import (
     GPU,
@@ -48,6 +49,7 @@ from .catalog import (
     support_of,
 )
 from .catalog import cpu as catalog_cpu
+from .i18n import Message
 from .image import image_memory, image_model, image_seconds
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
 from .speed import _links, decode_tokens_per_s, default_link, training_time
@@ -57,8 +59,20 @@ __all__ = ["Plan", "build_system", "evaluate_scenario", "host_link", "recommend"
 
 RAM_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
-STATUSES = ("ok", "unsupported", "does not fit", "too slow", "over budget", "no price", "not buildable",
-            "cannot be estimated")  # fmt: skip
+# What became of a build: "ok" (it meets the need), else the first reason it fails. Codes that code compares;
+# their words are in the catalog (msgctxt "status"), and ``why`` says the rest in the reader's language.
+STATUSES = ("ok", "unsupported", "does_not_fit", "too_slow", "over_budget", "no_price", "not_buildable",
+            "cannot_be_estimated")  # fmt: skip
+
+
+def _joined(parts: Sequence[Any]) -> Message | str:
+    """Several sentences shown as one message ("; " between them in English, "；" in Chinese), "" for none."""
+    return Message("{parts}", {"parts": tuple(parts)}) if parts else ""
+
+
+def _said(err: Exception) -> Message | str:
+    """What an error says: its message (rendered when shown), or its text."""
+    return err.args[0] if err.args and isinstance(err.args[0], Message) else str(err)
 
 
 def _as_model(value: Model | str | float, what: str) -> Model:
@@ -67,30 +81,40 @@ def _as_model(value: Model | str | float, what: str) -> Model:
         try:
             return closest_model(value)
         except ValueError as err:
-            raise ValueError(f"{what} {err}") from None
+            raise ValueError(i18n.msg("{what} {error}", what=what, error=_said(err))) from None
     if isinstance(value, (str, Model)):
         return lookup_model(value, f"{what} model")
-    raise ValueError(f"{what} model must be a catalog name, a Model or a parameter count, not {value!r}")
+    raise ValueError(i18n.msg("{what} model must be a catalog name, a Model or a parameter count, not {value!r}",
+                              what=what, value=value))  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """The planner's answer: ``builds`` that meet the need (best first) and ``failed`` ones, with reasons."""
+    """The planner's answer: ``builds`` that meet the need (best first) and ``failed`` ones, with reasons.
+
+    In both frames ``status`` is a code of :data:`STATUSES`, ``problems`` the codes of every reason a build
+    fails (the first is its status; empty for a build that meets the need) and ``why`` a message saying it
+    all, shown in the reader's language; ``assumptions`` are messages too.
+    """
 
     builds: pd.DataFrame
     failed: pd.DataFrame
     need: Mapping[str, Any]
-    assumptions: tuple[str, ...]
+    assumptions: tuple[Message | str, ...]
 
     def _repr_html_(self) -> str:
         show = ["gpu", "gpus", "build_price", "per_gpu_gib", "tokens_per_s_per_user", "days", "why"]
         cols = [c for c in show if c in self.builds.columns]
-        head = self.builds[cols].head(10).to_html(index=False, float_format=lambda x: f"{x:,.1f}")
-        notes = "".join(f"<li>{html.escape(a)}</li>" for a in self.assumptions)
+        head = self.builds[cols].head(10)
+        if i18n.language() != "en":  # English shows the machine names, as pandas does
+            head = i18n.labelled(head)
+        head = head.to_html(index=False, float_format=lambda x: f"{x:,.1f}")
+        notes = "".join(f"<li>{html.escape(str(a))}</li>" for a in self.assumptions)
+        summary = i18n.text("{meet} builds meet the need; {fail} do not", meet=len(self.builds), fail=len(self.failed))
+        see = i18n.text("(see {failed} for why)", failed="<code>.failed</code>")
         return (
-            f"<div><b>{len(self.builds)} builds meet the need; {len(self.failed)} do not</b> "
-            f"(see <code>.failed</code> for why){head}<details><summary>Assumptions</summary>"
-            f"<ul>{notes}</ul></details></div>"
+            f"<div><b>{html.escape(summary)}</b> {see}{head}<details><summary>"
+            f"{html.escape(i18n.text('Assumptions'))}</summary><ul>{notes}</ul></details></div>"
         )
 
 
@@ -124,15 +148,16 @@ def build_system(
         gpu_price = checks.number(gpu_price, "gpu_price", open_low=True, high=1e9, unit=currency)
     if g.unified_memory:
         if count > 1:
-            raise ValueError(f"{g.name} is a complete machine with unified memory; the planner builds one of it, "
-                             f"not gpus={count}")  # fmt: skip
+            raise ValueError(i18n.msg("{card} is a complete machine with unified memory; the planner builds one of "
+                                      "it, not gpus={count}", card=g.name, count=count))  # fmt: skip
         return _complete_machine(g, gpu_price)
     offload_gb = checks.number(offload_gb, "offload_gb", high=1e6, unit="GB")
     sxm = _is_module(g.name)
     smallest = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
     if count > most:
-        raise ValueError(f"gpus={count} is more than one server holds ({most}); plan several machines")
+        raise ValueError(i18n.msg("gpus={count} is more than one server holds ({most}); plan several machines",
+                                  count=count, most=most))  # fmt: skip
     vram = g.memory_gib * count
     order = ["desktop", "workstation", "server"]
     for name in order[order.index(smallest) :]:
@@ -143,41 +168,43 @@ def build_system(
         if not offload_gb or most_ram is None or ram <= most_ram * int(p["sockets"]):
             break
     if math.isinf(ram) or (offload_gb and most_ram is not None and ram > most_ram * int(p["sockets"])):
-        raise ValueError(f"offload_gb={offload_gb:,.0f}: more CPU memory than the largest platform takes")
-    ram_price, ram_note = 0.0, ""
+        raise ValueError(i18n.msg("offload_gb={offload_gb:,.0f}: more CPU memory than the largest platform takes",
+                                  offload_gb=offload_gb))  # fmt: skip
+    ram_price, ram_note = 0.0, None
     if offload_gb:
         kind = "ddr5-udimm" if name == "desktop" else "ddr5-rdimm"
         per = ram_price_per_gb(kind, currency=currency)
         ram_price = (ram - base) * per["per_gb"]
-        ram_note = f"{ram - base:,.0f} GB of RAM added for weights in CPU memory at {per['note']}"
+        ram_note = i18n.msg("{gb:,.0f} GB of RAM added for weights in CPU memory at {price}", gb=ram - base,
+                            price=per["note"])  # fmt: skip
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
     draw = (g.tdp_w or math.nan) * count + 100  # NaN where the vendor publishes no power figure
     psu = math.nan if math.isnan(draw) else math.ceil(1.25 * draw / 50) * 50
     platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
     gpus_total = gpu_price * count if gpu_price is not None else math.nan
-    notes = []
+    notes: list[Message] = []
     if count >= 3 and not sxm and "blower" not in (g.form_factor or "").lower() and g.segment == "consumer":
-        notes.append(
+        notes.append(i18n.msg(
             "3+ consumer cards: take blower-style or 2-slot models, or risers; triple-slot coolers "
             "do not fit side by side (Dettmers: blower fans for 4× builds)"
-        )
+        ))  # fmt: skip
     if sxm:
-        notes.append("SXM cards come on an HGX baseboard in a server; they are not sold as single cards")
+        notes.append(i18n.msg("SXM cards come on an HGX baseboard in a server; they are not sold as single cards"))
     if name != "server" and draw > HOUSEHOLD_CIRCUIT_W:
-        notes.append(
-            f"draws about {draw:,.0f} W, more than one household circuit carries ({HOUSEHOLD_CIRCUIT_W:,} W = 220 V × "
-            "10 A, a standard Chinese socket): use two circuits or a dedicated 16 A line, or cap the cards' power"
-        )
+        notes.append(i18n.msg(
+            "draws about {draw:,.0f} W, more than one household circuit carries ({circuit:,} W = 220 V × "
+            "10 A, a standard Chinese socket): use two circuits or a dedicated 16 A line, or cap the cards' power",
+            draw=draw, circuit=HOUSEHOLD_CIRCUIT_W,
+        ))  # fmt: skip
     if g.market == "modded":
-        notes.append("aftermarket memory mod: no NVIDIA warranty, check the seller's")
+        notes.append(i18n.msg("aftermarket memory mod: no NVIDIA warranty, check the seller's"))
     link = host_link(g, count, cpu=str(p["cpu"]), sockets=int(p["sockets"]))
     if link is not None and link["limited"]:
-        notes.append(
-            f"on this platform's reference CPU ({link['cpu']}), {link['note']}; the speed estimates assume "
-            "full x16 links"
-        )
+        notes.append(i18n.msg("on this platform's reference CPU ({cpu}), {note}; the speed estimates assume "
+                              "full x16 links", cpu=link["cpu"], note=link["note"]))  # fmt: skip
     if export := export_status(g)["label"]:
-        notes.append(f"export control for China: {export} (hg.export_status); check before buying there")
+        notes.append(i18n.msg("export control for China: {status} (hg.export_status); check before buying there",
+                              status=export))  # fmt: skip
     if ram_note:
         notes.append(ram_note)
     return {
@@ -197,7 +224,7 @@ def build_system(
         "ram_gbs": ram_bandwidth_gbs(str(p["cpu"]), sockets=int(p["sockets"])),
         "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price) + ram_price,
         "platform_priced": not math.isnan(platform_price),
-        "notes": "; ".join(notes),
+        "notes": _joined(notes),
     }
 
 
@@ -221,19 +248,22 @@ def host_link(card: str | GPU, gpus: int = 1, *, cpu: str, sockets: int = 1) -> 
     gen = min(g.pcie_gen, int(host["pcie_gen"]))
     lanes, why = card_lanes, []
     if host["pcie_lanes"] is None:
-        why.append(f"{host['name']} publishes no lane count: assumed enough")
+        why.append(i18n.msg("{cpu} publishes no lane count: assumed enough", cpu=host["name"]))
     else:
         share = int(host["pcie_lanes"]) * sockets // count
         lanes = min(card_lanes, next((w for w in (16, 8, 4, 2, 1) if w <= share), 1))
         if lanes < card_lanes:
-            why.append(f"{count} cards share {int(host['pcie_lanes']) * sockets} CPU lanes")
+            why.append(i18n.msg("{count} cards share {lanes} CPU lanes", count=count,
+                                lanes=int(host["pcie_lanes"]) * sockets))  # fmt: skip
     if gen < g.pcie_gen:
-        why.append(f"{host['name']} has PCIe {host['pcie_gen']}.0, the card {g.pcie_gen}.0")
+        why.append(i18n.msg("{cpu} has PCIe {cpu_gen}.0, the card {card_gen}.0", cpu=host["name"],
+                            cpu_gen=host["pcie_gen"], card_gen=g.pcie_gen))  # fmt: skip
     links = _links()
     full = float(links[f"PCIe {g.pcie_gen}.0 x16"]["per_direction_gbs"]) * card_lanes / 16
     each = float(links[f"PCIe {gen}.0 x16"]["per_direction_gbs"]) * lanes / 16
     limited = each < full
-    note = (f"each card at PCIe {gen}.0 x{lanes}, {each:.1f} GB/s each way instead of {full:.1f} ({'; '.join(why)})"
+    note = (i18n.msg("each card at PCIe {gen}.0 x{lanes}, {each:.1f} GB/s each way instead of {full:.1f} ({why})",
+                     gen=gen, lanes=lanes, each=each, full=full, why=_joined(why))
             if limited else "")  # fmt: skip
     return {"cpu": host["name"], "gen": gen, "lanes": lanes, "per_direction_gbs": each, "full_gbs": full,
             "limited": limited, "note": note}  # fmt: skip
@@ -243,11 +273,12 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
     """A unified-memory machine (DGX Spark, Apple M, Strix Halo): its price is the whole build."""
     total = math.nan if price is None else price
     return {
-        "gpu": g.name, "gpus": 1, "platform": "complete machine", "cpu": "built in (unified memory)",
+        "gpu": g.name, "gpus": 1, "platform": "complete machine", "cpu": i18n.msg("built in (unified memory)"),
         "gpu_memory_gib": g.memory_gib, "ram_gb": g.memory_gib, "disk_tb": math.nan, "power_w": g.tdp_w,
         "psu_w": math.nan, "gpu_price": total, "platform_price": 0.0, "ram_price": 0.0, "ram_gbs": g.bandwidth_gbs,
         "build_price": total, "platform_priced": True,
-        "notes": "a complete machine: CPU and GPU share its memory, so the model and the system use the same RAM",
+        "notes": i18n.msg("a complete machine: CPU and GPU share its memory, so the model and the system use the "
+                          "same RAM"),
     }  # fmt: skip
 
 
@@ -256,11 +287,18 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
 HOUSEHOLD_CIRCUIT_W = 220 * 10
 
 
-def _card_prices(currency: str, condition: str, table: pd.DataFrame, convert: bool) -> dict[str, tuple[float, str]]:
-    """Each card's price and a label saying which observation it is ("street-new 2025-06-01"), a price in
-    the other currency converted when ``convert`` (the label says so)."""
+def _card_prices(currency: str, condition: str, table: pd.DataFrame,
+                 convert: bool) -> dict[str, tuple[float, Message | str, str]]:  # fmt: skip
+    """Each card's price, a note saying which observation it is ("street-new 2025-06-01"; a price in the
+    other currency converted when ``convert``, the note says so) and the price's kind (a code)."""
     rows = priced(table, currency, condition, convert=convert)
-    return {r.Index: (float(r.amount), f"{r.label} {r.date}") for r in rows.itertuples()}
+    return {r.Index: (float(r.amount), _price_note(r.label, r.date), str(r.kind)) for r in rows.itertuples()}
+
+
+def _price_note(label: Message | str, date: Any) -> Message:
+    """A price's label (a kind code, or a message for a converted price) and its date, as one message."""
+    kind = label if isinstance(label, Message) else Message(str(label), context="value")
+    return i18n.msg("{kind} {date}", kind=kind, date=str(date))
 
 
 _FILTERS = ("segments", "markets", "modded", "names")
@@ -283,7 +321,7 @@ def _allowed_cards(allow: Mapping[str, Any] | Sequence[str] | str | None) -> lis
     if "modded" in allow and not checks.flag(allow["modded"], "modded"):
         table = table[table["market"] != "modded"]
     if table.empty:
-        raise ValueError(f"cards={dict(allow)!r} leaves no card of the catalog to try")
+        raise ValueError(i18n.msg("cards={cards!r} leaves no card of the catalog to try", cards=dict(allow)))
     return [lookup_gpu(n, "cards") for n in table["name"]]
 
 
@@ -336,17 +374,18 @@ def recommend(
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
     assumptions). Nothing raises for a need no build meets: ``builds`` is then empty and
-    ``failed`` says why each build fails (``status`` is one of :data:`STATUSES`). Contradictory
-    input raises ValueError.
+    ``failed`` says why each build fails (``status`` is one of :data:`STATUSES`, ``problems`` the codes of
+    all its reasons, ``why`` a message). Contradictory input raises ValueError.
     """
     if inference is None and finetune is None and pretrain is None and image is None:
-        raise ValueError("no workload: give at least one of inference=, finetune=, pretrain= or image=")
+        raise ValueError(i18n.msg("no workload: give at least one of inference=, finetune=, pretrain= or image="))
     if budget is not None:
         budget = checks.number(budget, "budget", open_low=True, high=1e12)
     currency = checks.currency(currency)
     condition = checks.choice(condition, "condition", _CONDITION_KINDS)
     if isinstance(gpu_counts, (str, bytes)) or not isinstance(gpu_counts, Sequence) or not gpu_counts:
-        raise ValueError(f"gpu_counts must be a non-empty list of GPU counts such as (1, 2, 4, 8), not {gpu_counts!r}")
+        raise ValueError(i18n.msg("gpu_counts must be a non-empty list of GPU counts such as (1, 2, 4, 8), not "
+                                  "{gpu_counts!r}", gpu_counts=gpu_counts))  # fmt: skip
     counts = sorted({checks.whole(c, "gpu_counts", high=1024) for c in gpu_counts})
     headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
     data_scale = checks.choice(data_scale, "data_scale", DISK_TB)
@@ -362,7 +401,8 @@ def recommend(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         memory = {count: _memory_for(need, count) for count in counts}
-    need["assumptions"] += sorted({str(w.message) for w in caught})
+    said = {_said(w.message) if isinstance(w.message, Exception) else str(w.message) for w in caught}
+    need["assumptions"] += sorted(said, key=lambda m: i18n.render(m, "en"))
     rows = []
     for card in allowed:
         support = support_of(card)
@@ -370,17 +410,18 @@ def recommend(
             if not allow_unsupported:
                 rows += [_unsupported(card, count, support) for count in counts]
                 continue
-            warning = f"Warning: {card.name} ({support['name']}) is tried although {support['why_not']}."
+            warning = i18n.msg("Warning: {card} ({platform}) is tried although {why_not}.", card=card.name,
+                               platform=support["name"], why_not=support["why_not"])  # fmt: skip
             need["assumptions"].append(warning)
         for count in counts:
-            price = price_of.get(card.name, (math.nan, "no price"))
+            price = price_of.get(card.name, (math.nan, "no price", ""))
             if _is_module(card.name) and card.name in server_share:
                 price = server_share[card.name]
             rows.append(
                 _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)
             )
     table = pd.DataFrame(rows)
-    ok = table["status"] == "ok"
+    ok = table["status"].eq("ok")
     builds = table[ok].sort_values(
         ["build_price", "gpu_price", "score"], ascending=[True, True, False], na_position="last"
     )
@@ -448,7 +489,7 @@ def _normalise(inference: Any, finetune: Any, pretrain: Any, image: Any = None) 
         _keys_ok(pretrain, {"model", "tokens", "deadline_days", "context", "batch"}, "pretrain")
         m = _as_model(pretrain.get("model"), "pretrain")
         if pretrain.get("tokens") is None:
-            raise ValueError("pretrain: give tokens=, the number of training tokens (e.g. 20 × parameters)")
+            raise ValueError(i18n.msg("pretrain: give tokens=, the number of training tokens (e.g. 20 × parameters)"))
         deadline = pretrain.get("deadline_days")
         need["pretrain"] = dict(
             model=m,
@@ -469,20 +510,24 @@ def _image_args(w: Mapping[str, Any]) -> dict[str, Any]:
 
 def _keys_ok(given: Mapping[str, Any], known: set[str], what: str) -> None:
     if not isinstance(given, Mapping):
-        raise ValueError(f"{what} must be a dict such as dict(model='Llama-3.1-8B'), not {given!r}")
+        raise ValueError(i18n.msg("{what} must be a dict such as dict(model='Llama-3.1-8B'), not {given!r}",
+                                  what=what, given=given))  # fmt: skip
     unknown = sorted(str(k) for k in set(given) - known)
     if unknown:
-        raise ValueError(f"{what}: unknown keys {unknown}; use {sorted(known)}")
+        raise ValueError(i18n.msg("{what}: unknown keys {unknown}; use {known}", what=what, unknown=unknown,
+                                  known=sorted(known)))  # fmt: skip
     if "model" not in given:
-        raise ValueError(f"{what}: model= is required (a catalog name, a Model or a parameter count)")
+        raise ValueError(i18n.msg("{what}: model= is required (a catalog name, a Model or a parameter count)",
+                                  what=what))  # fmt: skip
 
 
 def _note_proxy(need: dict[str, Any], given: Any, m: Model) -> None:
     if isinstance(given, (int, float)) and not isinstance(given, bool):
-        need["assumptions"].append(
-            f"A model of {given:g}{'B' if given < 1e5 else ''} parameters is represented by {m.name} "
-            f"({param_count(m) / 1e9:.2f}B), the closest dense catalog model."
-        )
+        need["assumptions"].append(i18n.msg(
+            "A model of {given:g}{unit} parameters is represented by {model} ({billions:.2f}B), the closest dense "
+            "catalog model.", given=given, unit="B" if given < 1e5 else "", model=m.name,
+            billions=param_count(m) / 1e9,
+        ))  # fmt: skip
 
 
 def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
@@ -511,9 +556,11 @@ def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
 
 def _unsupported(card: GPU, count: int, support: Mapping[str, Any]) -> dict[str, Any]:
     """The failed row of a card whose platform today's frameworks have dropped (data/support.csv)."""
-    why = (f"unsupported: {support['name']} — {support['why_not']} (data/support.csv, checked {support['checked']}; "
-           "recommend(..., allow_unsupported=True) tries it anyway)")  # fmt: skip
-    return {"gpu": card.name, "gpus": count, "status": "unsupported", "why": why, "score": math.nan}
+    why = i18n.msg("unsupported: {platform} — {why_not} (data/support.csv, checked {checked}; "
+                   "recommend(..., allow_unsupported=True) tries it anyway)", platform=support["name"],
+                   why_not=support["why_not"], checked=support["checked"])  # fmt: skip
+    return {"gpu": card.name, "gpus": count, "status": "unsupported", "problems": ("unsupported",),
+            "why": _joined([why]), "score": math.nan}  # fmt: skip
 
 
 def _try_build(
@@ -524,15 +571,16 @@ def _try_build(
     budget: float | None,
     currency: str,
     condition: str,
-    priced: tuple[float, str],
+    priced: tuple[float, Message | str, str],
     data_scale: str,
     headroom: float,
 ) -> dict[str, Any]:
-    price, price_note = priced
+    price, price_note, kind = priced
     row: dict[str, Any] = {
         "gpu": card.name,
         "gpus": count,
         "status": "ok",
+        "problems": (),
         "why": "",
         "gpu_price_each": price,
         "price_note": price_note,
@@ -549,24 +597,29 @@ def _try_build(
         system = build_system(card, count, data_scale=data_scale, currency=currency,
                               gpu_price=None if math.isnan(price) else price, offload_gb=offload_gb)  # fmt: skip
     except ValueError as err:
-        return row | {"status": "not buildable", "why": str(err)}
+        return row | {"status": "not_buildable", "problems": ("not_buildable",), "why": _joined([_said(err)])}
     keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "ram_price", "build_price",
             "platform_priced")  # fmt: skip
     row.update({k: system[k] for k in keep})
-    if price_note.startswith("server-share"):  # the share already holds the server around the module
+    if kind == "server-share":  # the share already holds the server around the module
         row.update(build_price=price * count, platform_priced=True,
-                   price_note=f"{price_note} (a complete server's price per GPU, platform included)")  # fmt: skip
+                   price_note=i18n.msg("{note} (a complete server's price per GPU, platform included)",
+                                       note=price_note))  # fmt: skip
     elif not system["platform_priced"]:
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
     row["link"] = default_link(card, gpus=count) if count > 1 else ""
     labels = {
-        "image": "image generation",
-        "inference": "inference",
-        "finetune": f"{need.get('finetune', {}).get('method', '')} fine-tuning",
-        "pretrain": "pre-training",
+        "image": i18n.msg("image generation"),
+        "inference": i18n.msg("inference"),
+        "finetune": i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", "")),
+        "pretrain": i18n.msg("pre-training"),
     }
-    problems: list[tuple[str, str]] = [
-        ("does not fit", f"does not fit: {labels[k]} needs {m.per_gpu_gib:.1f} GiB per GPU")
+    currency_words = i18n.msg(currency)  # CNY is 元 in Chinese
+    problems: list[tuple[str, Message]] = [
+        (
+            "does_not_fit",
+            i18n.msg("does not fit: {work} needs {gib:.1f} GiB per GPU", work=labels[k], gib=m.per_gpu_gib),
+        )  # fmt: skip
         for k, m in memory.items()
         if not m.fits(card, headroom=headroom)
     ]
@@ -582,8 +635,9 @@ def _try_build(
             row["tokens_per_s_per_user"] = speed / w["users"]
             row["score"] = speed
             if w["tokens_per_s"] and speed / w["users"] < w["tokens_per_s"]:
-                text = f"too slow: {speed / w['users']:.1f} tokens/s per user, {w['tokens_per_s']:g} needed"
-                problems.append(("too slow", text))
+                text = i18n.msg("too slow: {speed:.1f} tokens/s per user, {needed:g} needed",
+                                speed=speed / w["users"], needed=w["tokens_per_s"])  # fmt: skip
+                problems.append(("too_slow", text))
         if "image" in need:
             w = need["image"]
             run = image_seconds(w["model"], card, **_image_args(w))
@@ -591,8 +645,9 @@ def _try_build(
             row["images_per_hour"] = count * 3600 / run["per_image_s"]
             row["score"] = row["images_per_hour"] if math.isnan(row["score"]) else row["score"]
             if w["seconds_per_image"] and run["per_image_s"] > w["seconds_per_image"]:
-                problems.append(("too slow", f"too slow: {run['per_image_s']:.1f} s per image, "
-                                             f"{w['seconds_per_image']:g} s needed"))  # fmt: skip
+                problems.append(("too_slow", i18n.msg("too slow: {seconds:.1f} s per image, {needed:g} s needed",
+                                                      seconds=run["per_image_s"],
+                                                      needed=w["seconds_per_image"])))  # fmt: skip
         if "pretrain" in need:
             p = need["pretrain"]
             days = training_time(p["model"], card, tokens=p["tokens"], gpus=count, precision=precision,
@@ -600,55 +655,78 @@ def _try_build(
             row["days"] = days
             row["score"] = 1 / days if math.isnan(row["score"]) else row["score"]
             if p["deadline_days"] and days > p["deadline_days"]:
-                text = f"too slow: {days:,.0f} days of training, deadline {p['deadline_days']:g}"
-                problems.append(("too slow", text))
+                text = i18n.msg("too slow: {days:,.0f} days of training, deadline {deadline:g}", days=days,
+                                deadline=p["deadline_days"])  # fmt: skip
+                problems.append(("too_slow", text))
     except ValueError as err:  # e.g. a card without a sourced Tensor rate
-        problems.append(("cannot be estimated", f"cannot be estimated: {err}"))
+        problems.append(("cannot_be_estimated", i18n.msg("cannot be estimated: {error}", error=_said(err))))
     if math.isnan(price):
-        which = "" if condition == "any" else f"{condition} "
-        problems.append(("no price", f"no price: no {which}{currency} price for {card.name} in the data"))
+        if condition == "any":
+            text = i18n.msg("no price: no {currency} price for {card} in the data", currency=currency_words,
+                            card=card.name)  # fmt: skip
+        else:
+            text = i18n.msg("no price: no {condition} {currency} price for {card} in the data",
+                            condition=Message(condition, context="condition"), currency=currency_words,
+                            card=card.name)  # fmt: skip
+        problems.append(("no_price", text))
     else:
         total = row["gpu_price"] if math.isnan(row["build_price"]) else row["build_price"]
         if budget is not None and total > budget:
-            problems.append(("over budget", f"over budget: {total:,.0f} {currency} > {budget:,.0f}"))
+            problems.append(
+                (
+                    "over_budget",
+                    i18n.msg(
+                        "over budget: {total:,.0f} {currency} > {budget:,.0f}",
+                        total=total,
+                        currency=currency_words,
+                        budget=budget,
+                    ),
+                )
+            )
         elif budget is not None and not row.get("platform_priced", True):
             # the GPUs may fit the budget, but a server around them has no sourced price: the budget
             # cannot be checked, so the build is not offered as meeting it (without a budget it is listed)
-            text = (f"no price: the server platform for {count} × {card.name} has no sourced {currency} price, "
-                    f"so the budget of {budget:,.0f} cannot be checked")  # fmt: skip
-            problems.append(("no price", text))
+            text = i18n.msg("no price: the server platform for {count} × {card} has no sourced {currency} price, "
+                            "so the budget of {budget:,.0f} cannot be checked", count=count, card=card.name,
+                            currency=currency_words, budget=budget)  # fmt: skip
+            problems.append(("no_price", text))
     if problems:
         row["status"] = problems[0][0]
-        row["why"] = "; ".join(text for _, text in problems)
+        row["problems"] = tuple(code for code, _ in problems)
+        row["why"] = _joined([text for _, text in problems])
     else:
-        row["why"] = _why(card, count, row, need, currency)
+        row["why"] = _joined(_why(card, count, row, currency_words))
     return row
 
 
-def _why(card: GPU, count: int, row: Mapping[str, Any], need: Mapping[str, Any], currency: str) -> str:
+def _why(card: GPU, count: int, row: Mapping[str, Any], currency: Message) -> list[Message]:
+    """Why a build meets the need: what it holds, how fast, what it costs, how its cards are linked."""
+    spare = (card.memory_gib - row["per_gpu_gib"]) * count
     parts = [
-        f"{count} × {card.name} {'holds' if count == 1 else 'hold'} the work with "
-        f"{(card.memory_gib - row['per_gpu_gib']) * count:.0f} GiB to spare"
-    ]
+        i18n.msg("{count} × {card} holds the work with {spare:.0f} GiB to spare", count=count, card=card.name,
+                 spare=spare)
+        if count == 1
+        else i18n.msg("{count} × {card} hold the work with {spare:.0f} GiB to spare", count=count, card=card.name,
+                      spare=spare)
+    ]  # fmt: skip
     if "tokens_per_s_per_user" in row and not math.isnan(row.get("tokens_per_s_per_user", math.nan)):
-        parts.append(f"{row['tokens_per_s_per_user']:.0f} tokens/s per user")
+        parts.append(i18n.msg("{speed:.0f} tokens/s per user", speed=row["tokens_per_s_per_user"]))
     if "days" in row:
-        parts.append(f"{row['days']:,.1f} days of pre-training")
+        parts.append(i18n.msg("{days:,.1f} days of pre-training", days=row["days"]))
     if "images_per_hour" in row and not math.isnan(row.get("images_per_hour", math.nan)):
-        parts.append(f"{row['seconds_per_image']:.1f} s per image, {row['images_per_hour']:,.0f} images per hour")
+        parts.append(i18n.msg("{seconds:.1f} s per image, {images:,.0f} images per hour",
+                              seconds=row["seconds_per_image"], images=row["images_per_hour"]))  # fmt: skip
     if row.get("ram_price"):
-        parts.append(
-            f"{row['ram_gb']:,.0f} GB of RAM ({row['ram_price']:,.0f} {currency} of it for weights in CPU memory)"
-        )
-    price = (
-        f"{row['build_price']:,.0f} {currency}"
-        if row["platform_priced"]
-        else f"{row['gpu_price']:,.0f} {currency} for the GPUs (no sourced server platform price)"
-    )
-    parts.append(price)
+        parts.append(i18n.msg("{ram:,.0f} GB of RAM ({price:,.0f} {currency} of it for weights in CPU memory)",
+                              ram=row["ram_gb"], price=row["ram_price"], currency=currency))  # fmt: skip
+    if row["platform_priced"]:
+        parts.append(i18n.msg("{price:,.0f} {currency}", price=row["build_price"], currency=currency))
+    else:
+        parts.append(i18n.msg("{price:,.0f} {currency} for the GPUs (no sourced server platform price)",
+                              price=row["gpu_price"], currency=currency))  # fmt: skip
     if count > 1:
-        parts.append(f"linked by {row['link']}")
-    return "; ".join(parts)
+        parts.append(i18n.msg("linked by {link}", link=row["link"]))
+    return parts
 
 
 def evaluate_scenario(name: str) -> dict[str, Any]:
@@ -663,7 +741,7 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
     table = scenarios()
     if not isinstance(name, str) or name not in set(table["scenario"]):
         known = ", ".join(sorted(set(table["scenario"])))
-        raise LookupError(f"name={name!r} is not a scenario; choose one of: {known}")
+        raise LookupError(i18n.msg("name={name!r} is not a scenario; choose one of: {known}", name=name, known=known))
     rows = table[table["scenario"] == name]
     first = rows.iloc[0]
     size = float(first["infer_finetune_max_b"])
@@ -680,10 +758,9 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
         verdicts = {}
         for users in (int(row.users_min), int(row.users_max)):
             plan = recommend(**need_for(users), cards=[row.gpu], gpu_counts=(int(row.gpu_count),), condition="any")
-            ok = len(plan.builds) > 0
-            why = "" if ok else plan.failed.iloc[0]["why"]
-            reasons = [r for r in why.split("; ") if not r.startswith("no price")]
-            verdicts[users] = "meets the need" if ok or not reasons else "; ".join(reasons)
+            reasons = [] if len(plan.builds) else _reasons(plan.failed.iloc[0])
+            reasons = [text for code, text in reasons if code != "no_price"]  # the source priced its own builds
+            verdicts[users] = _joined(reasons) if reasons else i18n.msg("meets the need")
         link = host_link(row.gpu, int(row.gpu_count), cpu=row.cpu_ref)
         checks.append(
             {
@@ -692,7 +769,9 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
                 "source_price_cny": row.price_cny,
                 f"{int(row.users_min)} users": verdicts[int(row.users_min)],
                 f"{int(row.users_max)} users": verdicts[int(row.users_max)],
-                "host_link": "full link" if link is None or not link["limited"] else f"{row.cpu_ref}: {link['note']}",
+                "host_link": i18n.msg("full link")
+                if link is None or not link["limited"]
+                else i18n.msg("{cpu}: {note}", cpu=row.cpu_ref, note=link["note"]),
             }
         )
     need = need_for(int(first["users_max"]))
@@ -713,14 +792,21 @@ def evaluate_scenario(name: str) -> dict[str, Any]:
         "today": today,
         "compromise": compromise,
         "assumptions": tuple(dict.fromkeys(today.assumptions))
-        + ("Pre-training uses 20 tokens per parameter (Chinchilla).",),
+        + (i18n.msg("Pre-training uses 20 tokens per parameter (Chinchilla)."),),
     }
+
+
+def _reasons(row: Mapping[str, Any]) -> list[tuple[str, Message | str]]:
+    """A failed build's reasons as (code, message) pairs, in the order ``why`` says them."""
+    why = row["why"]
+    texts = why.fields["parts"] if isinstance(why, Message) else (why,)
+    return list(zip(row["problems"], texts))
 
 
 # When no build within the budget meets a scenario's whole need in fp16, the formats tried next, in
 # order: 8-bit weights and KV cache (fp8 runs natively on Ada, Hopper and Blackwell; vLLM's
 # --kv-cache-dtype fp8), then 4-bit AWQ weights, as serving deployments commonly do.
 COMPROMISES = (
-    ("with fp8 weights and an fp8 KV cache", {"weights": "fp8", "kv": "fp8"}),
-    ("with 4-bit AWQ weights and an fp8 KV cache", {"weights": "awq-4bit-g128", "kv": "fp8"}),
+    (i18n.msg("with fp8 weights and an fp8 KV cache"), {"weights": "fp8", "kv": "fp8"}),
+    (i18n.msg("with 4-bit AWQ weights and an fp8 KV cache"), {"weights": "awq-4bit-g128", "kv": "fp8"}),
 )

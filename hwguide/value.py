@@ -24,9 +24,10 @@ from typing import Any
 
 import pandas as pd
 
-from . import checks
+from . import checks, i18n
 from .catalog import GPU, cny_per, export_status, gpus, lookup_gpu, lookup_model
 from .catalog import prices as price_table
+from .i18n import N_, Message
 from .memory import inference_memory, training_memory
 from .speed import decode_tokens_per_s, training_tokens_per_s
 
@@ -37,6 +38,9 @@ INFERENCE_WORKLOAD: dict[str, Any] = dict(model="Llama-3.1-8B", weights="fp16", 
 TRAINING_WORKLOAD: dict[str, Any] = dict(model="Qwen2.5-1.5B", batch=1, context=2048, recompute="full",
                                          engine="megatron")  # fmt: skip
 REFERENCE = "A100 SXM4 80GB"
+# Whether a ranking's workload fits a card (the ``fits`` column): codes; their words are in the catalog
+# (msgctxt "fits"). "" for a card that cannot be scored.
+FITS = ("yes", "one_user_only", "does_not_fit")
 
 
 def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
@@ -45,7 +49,7 @@ def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
     many = decode_tokens_per_s(w["model"], card, batch=w["batch"], **kw)
     one_fits = inference_memory(w["model"], batch=1, **kw).fits(card)
     all_fit = inference_memory(w["model"], batch=w["batch"], **kw).fits(card)
-    fits = "yes" if all_fit else ("1 user only" if one_fits else "does not fit")
+    fits = "yes" if all_fit else ("one_user_only" if one_fits else "does_not_fit")
     return {"tokens_per_s_1_user": single, f"tokens_per_s_{w['batch']}_users": many,
             "raw": math.sqrt(single * many), "fits": fits}  # fmt: skip
 
@@ -58,7 +62,7 @@ def _score_training(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
     fits = training_memory(m, batch=w["batch"], context=w["context"], recompute=w.get("recompute", "none"),
                            precision="bf16-mixed" if precision == "bf16" else "fp16-mixed").fits(card)  # fmt: skip
     return {"precision": precision, "training_tokens_per_s": tokens_per_s, "raw": tokens_per_s,
-            "fits": "yes" if fits else "does not fit"}  # fmt: skip
+            "fits": "yes" if fits else "does_not_fit"}  # fmt: skip
 
 
 def _workload(task: str, workload: object) -> dict[str, Any]:
@@ -66,10 +70,12 @@ def _workload(task: str, workload: object) -> dict[str, Any]:
     if workload is None:
         return dict(base)
     if not isinstance(workload, Mapping):
-        raise ValueError(f"workload must be a dict such as dict(model='Qwen2.5-7B'), not {workload!r}")
+        raise ValueError(i18n.msg("workload must be a dict such as dict(model='Qwen2.5-7B'), not {workload!r}",
+                                  workload=workload))  # fmt: skip
     unknown = sorted(set(workload) - set(base))
     if unknown:
-        raise ValueError(f"workload: unknown keys {unknown}; use {sorted(base)}")
+        raise ValueError(i18n.msg("workload: unknown keys {unknown}; use {known}", unknown=unknown,
+                                  known=sorted(base)))  # fmt: skip
     return {**base, **workload}
 
 
@@ -84,8 +90,8 @@ def rank_gpus(
 
     ``workload`` overrides the defaults (:data:`INFERENCE_WORKLOAD`, :data:`TRAINING_WORKLOAD`).
     Cards lacking a figure the model needs (e.g. the A10G's unpublished Tensor rate) are listed
-    with the reason instead of a score. The ``fits`` column says whether the workload fits the
-    card's memory (10% headroom).
+    with the reason instead of a score (``note``, a message). The ``fits`` column says whether the workload
+    fits the card's memory (10% headroom), as a code of :data:`FITS`.
     """
     task = checks.choice(task, "task", ("inference", "training"))
     w = _workload(task, workload)
@@ -96,18 +102,25 @@ def rank_gpus(
     try:
         ref_raw = scorer(ref_card, w)["raw"]
     except ValueError as err:
-        raise ValueError(f"reference={reference!r} cannot be scored: {err}") from None
+        raise ValueError(
+            i18n.msg("reference={reference!r} cannot be scored: {error}", reference=reference, error=_said(err))
+        ) from None
     rows = []
     for card in chosen:
         try:
             rows.append({"gpu": card.name, **scorer(card, w), "note": ""})
         except ValueError as err:
-            rows.append({"gpu": card.name, "raw": math.nan, "fits": "", "note": str(err)})
+            rows.append({"gpu": card.name, "raw": math.nan, "fits": "", "note": _said(err)})
     frame = pd.DataFrame(rows)
     frame.insert(1, "score", 100 * frame.pop("raw") / ref_raw)
     frame = frame.sort_values("score", ascending=False, na_position="last").reset_index(drop=True)
     frame.attrs["workload"] = dict(w, task=task, reference=ref_card.name)
     return frame
+
+
+def _said(err: Exception) -> Message | str:
+    """What an error says: its message (rendered when shown), or its text."""
+    return err.args[0] if err.args and isinstance(err.args[0], Message) else str(err)
 
 
 _CONDITION_KINDS = {
@@ -127,7 +140,8 @@ def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str)
         return price_table()
     if isinstance(prices, Mapping):
         if not prices:
-            raise ValueError("prices is empty: give {gpu: amount} pairs, or leave prices=None for the catalog's")
+            raise ValueError(i18n.msg("prices is empty: give {pairs} pairs, or leave prices=None for the catalog's",
+                                      pairs="{gpu: amount}"))  # fmt: skip
         rows = []
         for name, amount in prices.items():
             card = lookup_gpu(name, "prices")
@@ -138,13 +152,15 @@ def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str)
     if isinstance(prices, pd.DataFrame):
         missing = [c for c in PRICE_COLUMNS if c not in prices.columns]
         if missing:
-            raise ValueError(f"prices: the DataFrame lacks columns {missing}; shape it like data/prices.csv")
+            raise ValueError(i18n.msg("prices: the DataFrame lacks columns {missing}; shape it like data/prices.csv",
+                                      missing=missing))  # fmt: skip
         frame = prices.copy()
         frame["gpu"] = [lookup_gpu(n, "prices").name for n in frame["gpu"]]
         frame["date"] = [checks.date(d, "prices date") for d in frame["date"]]
         frame["amount"] = [checks.number(a, "prices amount", open_low=True, high=1e12) for a in frame["amount"]]
         return frame
-    raise ValueError(f"prices must be a {{gpu: amount}} dict or a DataFrame like data/prices.csv, not {prices!r}")
+    raise ValueError(i18n.msg("prices must be a {{gpu: amount}} dict or a DataFrame like data/prices.csv, not "
+                              "{prices!r}", prices=prices))  # fmt: skip
 
 
 def latest_prices(table: pd.DataFrame, currency: str, condition: str, as_of: _dt.date | None = None) -> pd.DataFrame:
@@ -177,7 +193,8 @@ def priced(
     older: a Chinese shop price says more about buying in China than a converted US one (for
     export-controlled cards the two differ most). Columns: ``amount`` (in ``currency``), ``kind``,
     ``date``, ``source``, ``converted`` and ``label``, which names the observation and any
-    conversion: "street-new" or "street-used (USD 1,207 × 6.984, 2026-01-26)".
+    conversion: the kind's code ("street-new"), or a message for a converted price
+    ("street-used (USD 1,207 × 6.984, 2026-01-26)", the kind in the reader's words).
     """
     own = latest_prices(table, currency, condition, as_of).assign(converted=False)
     own["label"] = own["kind"]
@@ -190,7 +207,9 @@ def priced(
         rate_from, on = cny_per(other, row["date"])
         rate_to, _ = cny_per(currency, row["date"])
         rate = rate_from / rate_to
-        label = f"{row['kind']} ({other} {float(row['amount']):,.0f} × {rate:.4g}, {on})"
+        label = i18n.msg("{kind} ({currency} {amount:,.0f} × {rate:.4g}, {date})",
+                         kind=Message(str(row["kind"]), context="value"), currency=i18n.msg(other),
+                         amount=float(row["amount"]), rate=rate, date=str(on))  # fmt: skip
         amount = float(row["amount"]) * rate
         rows.append(row.to_dict() | {"gpu": gpu, "amount": amount, "converted": True, "label": label})
     return pd.concat([own, pd.DataFrame(rows).set_index("gpu")]) if rows else own
@@ -224,9 +243,10 @@ def value_ranking(
     ``price_kind`` gives the original). A price older than 12 months before ``as_of`` is marked
     ``stale``. SXM/OAM modules and superchips are valued only with a server-share price (a whole
     server's price per GPU, platform included), never with a bare module's. Cards the workload does
-    not fit rank after those it fits (``fits``). Pass ``prices`` as a {gpu: amount} dict or a
-    DataFrame shaped like data/prices.csv to use your own. Cards with no price are kept, marked
-    "no price", at the bottom. ``china_export`` gives a card's export-control status for China on
+    not fit rank after those it fits (``fits``, a code of :data:`FITS`). Pass ``prices`` as a {gpu: amount}
+    dict or a DataFrame shaped like data/prices.csv to use your own. Cards with no price are kept, their
+    ``price_kind`` "no price" (or "no server price"), at the bottom; a converted price's ``price_kind`` is a
+    message naming the original. ``china_export`` gives a card's export-control status for China on
     ``as_of`` where one applies (:func:`hwguide.export_status`): while a US licence is required, a
     new card reaches China only outside NVIDIA's licensed channels, so read its China price with care.
     """
@@ -249,7 +269,7 @@ def value_ranking(
         price, converted, kind = None, False, "no server price" if module else "no price"
         if row.gpu in own.index:
             price = own.loc[row.gpu]
-            amount, kind, converted = float(price["amount"]), str(price["label"]), bool(price["converted"])
+            amount, kind, converted = float(price["amount"]), price["label"], bool(price["converted"])
         rows.append({
             "gpu": row.gpu, "score": row.score, "fits": row.fits,
             "price": amount if price is not None else math.nan,
@@ -263,7 +283,7 @@ def value_ranking(
     frame = pd.DataFrame(rows)
     frame["score_per_1000"] = 1000 * frame["score"] / frame["price"]
     # value means little for a card the workload does not fit: those rank after the ones it fits
-    frame["_fits"] = frame["fits"].ne("does not fit")
+    frame["_fits"] = frame["fits"].ne("does_not_fit")
     frame = frame.sort_values(["_fits", "score_per_1000"], ascending=[False, False], na_position="last")
     frame = frame.drop(columns="_fits").reset_index(drop=True)
     frame.attrs["workload"] = dict(ranking.attrs["workload"], currency=currency, as_of=str(day),
@@ -276,35 +296,40 @@ def value_ranking(
 # ---------------------------------------------------------------------------------------------
 
 COMPARE_ROWS = [
-    ("architecture", "Newer architectures add formats: BF16 (Ampere), FP8 (Ada, Hopper), FP4 (Blackwell)."),
-    ("memory_gib", "Memory decides which models fit at all; a model that does not fit cannot run at full speed."),
-    ("memory_type", "HBM (stacked next to the GPU) delivers several times the bandwidth of GDDR."),
-    ("bandwidth_gbs", "Decode speed at small batch is set by bandwidth: every token reads all active weights."),
-    ("cuda_cores", "CUDA cores run non-tensor math; counts are only comparable within one architecture."),
-    ("tensor_cores", "Tensor Core counts are only comparable within one generation; compare the TFLOPS rows."),
-    ("fp32_tflops", "FP32 without Tensor Cores: matters for classic HPC, little for LLMs."),
-    ("fp16_tflops", "Dense FP16 Tensor TFLOPS with FP32 accumulation: what mixed-precision training and prefill use."),
-    ("bf16_tflops", "Dense BF16 Tensor TFLOPS: the usual training format since Ampere."),
-    ("fp16_acc16_tflops", "FP16 with FP16 accumulation: 2× the FP32-accumulate rate on GeForce; rarely used to train."),
-    ("fp8_tflops", "Dense FP8 (Ada, Hopper, Blackwell): doubles throughput for FP8 inference and training."),
-    ("int8_tops", "Dense INT8 Tensor TOPS: quantised inference."),
-    ("fp4_tflops", "Dense FP4 (Blackwell only)."),
-    ("tdp_w", "Board power: sets the power supply, cooling and electricity cost."),
-    ("nvlink_gbs", "NVLink between cards (both directions): matters for multi-GPU training and tensor parallelism."),
-    ("pcie_gen", "PCIe generation of the host link: 4.0 x16 moves about 32 GB/s each way, 5.0 twice that."),
-    ("msrp_usd", "Launch price in USD, where NVIDIA announced one."),
+    ("architecture", N_("Newer architectures add formats: BF16 (Ampere), FP8 (Ada, Hopper), FP4 (Blackwell).")),
+    ("memory_gib", N_("Memory decides which models fit at all; a model that does not fit cannot run at full speed.")),
+    ("memory_type", N_("HBM (stacked next to the GPU) delivers several times the bandwidth of GDDR.")),
+    ("bandwidth_gbs", N_("Decode speed at small batch is set by bandwidth: every token reads all active weights.")),
+    ("cuda_cores", N_("CUDA cores run non-tensor math; counts are only comparable within one architecture.")),
+    ("tensor_cores", N_("Tensor Core counts are only comparable within one generation; compare the TFLOPS rows.")),
+    ("fp32_tflops", N_("FP32 without Tensor Cores: matters for classic HPC, little for LLMs.")),
+    ("fp16_tflops",
+     N_("Dense FP16 Tensor TFLOPS with FP32 accumulation: what mixed-precision training and prefill use.")),
+    ("bf16_tflops", N_("Dense BF16 Tensor TFLOPS: the usual training format since Ampere.")),
+    ("fp16_acc16_tflops",
+     N_("FP16 with FP16 accumulation: 2× the FP32-accumulate rate on GeForce; rarely used to train.")),
+    ("fp8_tflops", N_("Dense FP8 (Ada, Hopper, Blackwell): doubles throughput for FP8 inference and training.")),
+    ("int8_tops", N_("Dense INT8 Tensor TOPS: quantised inference.")),
+    ("fp4_tflops", N_("Dense FP4 (Blackwell only).")),
+    ("tdp_w", N_("Board power: sets the power supply, cooling and electricity cost.")),
+    ("nvlink_gbs",
+     N_("NVLink between cards (both directions): matters for multi-GPU training and tensor parallelism.")),
+    ("pcie_gen", N_("PCIe generation of the host link: 4.0 x16 moves about 32 GB/s each way, 5.0 twice that.")),
+    ("msrp_usd", N_("Launch price in USD, where NVIDIA announced one.")),
 ]  # fmt: skip
 
 
 def compare(a: str | GPU, b: str | GPU) -> pd.DataFrame:
-    """Every parameter of cards ``a`` and ``b`` side by side, with the ratio b/a and what it means."""
+    """Every parameter of cards ``a`` and ``b`` side by side, with the ratio b/a and what it means.
+
+    ``parameter`` holds the catalog's column names (codes, labelled when shown) and ``meaning`` messages."""
     ga, gb = lookup_gpu(a, "a"), lookup_gpu(b, "b")
     rows = []
     for column, meaning in COMPARE_ROWS:
         va, vb = getattr(ga, column), getattr(gb, column)
         numeric = isinstance(va, (int, float)) and isinstance(vb, (int, float)) and not isinstance(va, bool)
         ratio = vb / va if numeric and va else math.nan
-        rows.append({"parameter": column, ga.name: va, gb.name: vb, "ratio": ratio, "meaning": meaning})
+        rows.append({"parameter": column, ga.name: va, gb.name: vb, "ratio": ratio, "meaning": Message(meaning)})
     return pd.DataFrame(rows)
 
 
@@ -316,14 +341,15 @@ _LETTERS = {"V": "Volta", "T": "Turing", "A": "Ampere", "L": "Ada Lovelace", "H"
 _GEFORCE_GEN = {"20": "Turing", "30": "Ampere", "40": "Ada Lovelace", "50": "Blackwell"}
 
 
-def decode_name(name: str) -> dict[str, str]:
+def decode_name(name: str) -> dict[str, str | Message]:
     """Explain a card's name: series, architecture, generation, tier, memory, form factor, market.
 
     The facts come from the catalog row (architecture, memory, form factor, market); the name is
-    split into the parts NVIDIA's naming uses.
+    split into the parts NVIDIA's naming uses. The explanations are messages, shown in the reader's
+    language; the keys are codes.
     """
     g = lookup_gpu(name, "name")
-    parts: dict[str, str] = {
+    parts: dict[str, str | Message] = {
         "name": g.name,
         "architecture": g.architecture,
         "memory": f"{g.memory_gib:g} GiB {g.memory_type}",
@@ -331,39 +357,48 @@ def decode_name(name: str) -> dict[str, str]:
     words = g.name.split()
     if g.segment == "consumer":
         number = next(w for w in words if w[:2].isdigit())
-        parts["series"] = "GeForce RTX (consumer)"
-        parts["generation"] = f"{number[:2]} series = {_GEFORCE_GEN.get(number[:2], g.architecture)}"
-        parts["tier"] = f"{number[2:]} = tier within the generation (higher is faster)"
-        extra = [w for w in words[2:] if w not in ("16GB", "12GB")]
-        if extra:
-            parts["suffix"] = (
-                " ".join(extra)
-                + ": a step up within the tier"
-                + (" (22GB: an aftermarket memory mod, not an NVIDIA product)" if g.market == "modded" else "")
-            )
+        parts["series"] = i18n.msg("GeForce RTX (consumer)")
+        parts["generation"] = i18n.msg("{number} series = {architecture}", number=number[:2],
+                                       architecture=_GEFORCE_GEN.get(number[:2], g.architecture))  # fmt: skip
+        parts["tier"] = i18n.msg("{number} = tier within the generation (higher is faster)", number=number[2:])
+        extra = " ".join(w for w in words[2:] if w not in ("16GB", "12GB"))
+        if extra and g.market == "modded":
+            parts["suffix"] = i18n.msg("{extra}: a step up within the tier (22GB: an aftermarket memory mod, not an "
+                                       "NVIDIA product)", extra=extra)  # fmt: skip
+        elif extra:
+            parts["suffix"] = i18n.msg("{extra}: a step up within the tier", extra=extra)
     elif g.segment == "workstation":
-        parts["series"] = "RTX workstation (formerly Quadro): ECC memory, blower or passive cooling, certified drivers"
-        parts["generation"] = f"the generation is in the name ({'A = Ampere' if 'A6000' in g.name else g.architecture})"
+        parts["series"] = i18n.msg("RTX workstation (formerly Quadro): ECC memory, blower or passive cooling, "
+                                   "certified drivers")  # fmt: skip
+        parts["generation"] = i18n.msg(
+            "the generation is in the name ({generation})",
+            generation="A = Ampere" if "A6000" in g.name else g.architecture,
+        )
     else:
         letter = g.name[0] if g.name[0] in _LETTERS else g.name[:2]
         if g.name.startswith(("GH", "GB")):
-            parts["series"] = f"{g.name[:2]} = Grace CPU + {_LETTERS[g.name[1]]} GPU on one module (superchip)"
+            parts["series"] = i18n.msg("{prefix} = Grace CPU + {architecture} GPU on one module (superchip)",
+                                       prefix=g.name[:2], architecture=_LETTERS[g.name[1]])  # fmt: skip
         else:
-            parts["series"] = f"{letter} = {_LETTERS.get(letter, g.architecture)} data-centre GPU"
+            parts["series"] = i18n.msg("{letter} = {architecture} data-centre GPU", letter=letter,
+                                       architecture=_LETTERS.get(letter, g.architecture))  # fmt: skip
         digits = "".join(ch for ch in words[0] if ch.isdigit())
         if g.market == "china":
-            parts["tier"] = (f"{digits}: a China-market number (A800/H800 = cut-down A100/H100; "
-                             "H20/L20 = parts made for the Chinese market)")  # fmt: skip
+            parts["tier"] = i18n.msg("{digits}: a China-market number (A800/H800 = cut-down A100/H100; "
+                                     "H20/L20 = parts made for the Chinese market)", digits=digits)  # fmt: skip
         elif digits in ("100", "200"):
-            parts["tier"] = f"{digits}: the flagship training part of its generation"
+            parts["tier"] = i18n.msg("{digits}: the flagship training part of its generation", digits=digits)
         else:
-            parts["tier"] = f"{digits}: a smaller inference / graphics part of its generation"
+            parts["tier"] = i18n.msg("{digits}: a smaller inference / graphics part of its generation", digits=digits)
     if g.form_factor:
         parts["form_factor"] = g.form_factor
-    parts["market"] = {
-        "global": "sold worldwide",
-        "china": "China-market variant, cut down to meet US export rules (see its notes for what was cut)",
-        "cloud": "cloud-only variant (AWS)",
-        "modded": "aftermarket modification",
-    }[g.market]
+    parts["market"] = Message(_MARKETS[g.market])
     return parts
+
+
+_MARKETS = {
+    "global": N_("sold worldwide"),
+    "china": N_("China-market variant, cut down to meet US export rules (see its notes for what was cut)"),
+    "cloud": N_("cloud-only variant (AWS)"),
+    "modded": N_("aftermarket modification"),
+}

@@ -1,6 +1,7 @@
 """The planner, the platform rules, the scenarios and the six guide tables."""
 
 import math
+import re
 
 import pandas as pd
 import pytest
@@ -24,7 +25,8 @@ def test_why_not_the_4090_is_answered():
         inference=dict(model="Llama-2-70B", weights="fp16", users=1), cards=["RTX 4090"], gpu_counts=(1, 2)
     )
     assert plan.builds.empty  # 140 GB of weights do not fit in 2 × 24 GiB
-    assert plan.failed["why"].str.contains("does not fit").all()
+    assert plan.failed["why"].map(str).str.contains("does not fit").all()
+    assert (plan.failed["status"] == "does_not_fit").all()
 
 
 def test_impossible_need_returns_empty_ranking_not_an_exception():
@@ -51,7 +53,7 @@ def test_contradictory_input_says_what_to_change(kwargs, message):
 
 def test_parameter_count_stands_in_as_the_closest_model():
     plan = hg.recommend(inference=dict(model=7), cards=["RTX 4090"], gpu_counts=(1,))
-    assert any("closest dense catalog model" in a for a in plan.assumptions)
+    assert any("closest dense catalog model" in str(a) for a in plan.assumptions)
 
 
 def test_build_system_rules():
@@ -59,7 +61,7 @@ def test_build_system_rules():
     assert one["platform"] == "desktop" and one["psu_w"] == math.ceil(1.25 * 550 / 50) * 50
     four = hg.build_system("RTX 3090", 4, data_scale="TB")
     assert four["platform"] == "workstation" and four["ram_gb"] >= 96 and four["disk_tb"] == 4
-    assert "blower" in four["notes"]
+    assert "blower" in str(four["notes"])
     sxm = hg.build_system("H100 SXM", 8)
     assert sxm["platform"] == "server" and not sxm["platform_priced"]
     with pytest.raises(ValueError, match="data_scale"):
@@ -99,10 +101,10 @@ def test_the_planner_leaves_out_platforms_todays_frameworks_dropped():
     assert list(plan.builds["gpu"]) == ["RTX 3090"]
     failed = plan.failed.set_index("gpu").loc["V100 SXM2 32GB"]
     assert failed["status"] == "unsupported"
-    assert "CUDA 13" in failed["why"] and "allow_unsupported=True" in failed["why"]
+    assert "CUDA 13" in str(failed["why"]) and "allow_unsupported=True" in str(failed["why"])
     allowed = hg.recommend(**need, cards=["V100 SXM2 32GB", "RTX 3090"], gpu_counts=[1], allow_unsupported=True)
     assert "V100 SXM2 32GB" in set(allowed.builds["gpu"]) | set(allowed.failed["gpu"])
-    assert any(a.startswith("Warning: V100 SXM2 32GB") for a in allowed.assumptions)
+    assert any(str(a).startswith("Warning: V100 SXM2 32GB") for a in allowed.assumptions)
 
 
 def test_the_team_scenario_no_longer_recommends_volta():
@@ -116,7 +118,7 @@ def test_sxm_modules_are_priced_with_their_server():
     plan = hg.recommend(inference=dict(model="Llama-3.1-70B", weights="fp16"), cards=["H20"], gpu_counts=[8])
     build = plan.builds.iloc[0]
     assert build["platform_priced"] and build["build_price"] == 8 * 150_000  # Huxiu: 1.2M yuan per 8-card server
-    assert "platform included" in build["price_note"]
+    assert "platform included" in str(build["price_note"])
     # the value ranking values a module only with its server, never with a bare module's price
     value = hg.value_ranking("inference", condition="new").set_index("gpu")
     assert value.loc["H20", "price_kind"] == "server-share" and value.loc["H20", "price"] == 150_000
@@ -124,8 +126,8 @@ def test_sxm_modules_are_priced_with_their_server():
 
 
 def test_a_desk_build_that_overloads_one_household_circuit_says_so():
-    assert "household circuit" not in hg.build_system("RTX 4090", 2)["notes"]  # 2 × 450 + 100 = 1,000 W
-    notes = hg.build_system("RTX 5090", 4)["notes"]  # 4 × 575 + 100 = 2,400 W > 220 V × 10 A
+    assert "household circuit" not in str(hg.build_system("RTX 4090", 2)["notes"])  # 2 × 450 + 100 = 1,000 W
+    notes = str(hg.build_system("RTX 5090", 4)["notes"])  # 4 × 575 + 100 = 2,400 W > 220 V × 10 A
     assert "2,400 W" in notes and "2,200 W" in notes
 
 
@@ -136,7 +138,7 @@ def test_host_link_of_the_source_company_build():
     assert (link["gen"], link["lanes"]) == (3, 8)  # 48 lanes / 4 cards -> x8 each, at PCIe 3.0
     assert link["per_direction_gbs"] == pytest.approx(15.75 / 2)  # PCIe 3.0 x16 is 15.75 GB/s each way
     assert link["full_gbs"] == pytest.approx(31.51) and link["limited"]
-    assert "PCIe 3.0" in link["note"] and "48 CPU lanes" in link["note"]
+    assert "PCIe 3.0" in str(link["note"]) and "48 CPU lanes" in str(link["note"])
 
 
 def test_host_link_full_and_none():
@@ -149,7 +151,7 @@ def test_host_link_full_and_none():
 
 def test_scenario_checks_name_the_host_link():
     checks = hg.evaluate_scenario("company")["checks"]
-    assert checks.loc[0, "host_link"].startswith("Intel Xeon Gold 6133: each card at PCIe 3.0 x8")
+    assert str(checks.loc[0, "host_link"]).startswith("Intel Xeon Gold 6133: each card at PCIe 3.0 x8")
 
 
 def test_company_scenario_gets_a_concrete_compromise():
@@ -166,14 +168,14 @@ def test_planner_converts_usd_prices_and_says_so():
                         prices=pd.DataFrame([{"gpu": "RTX 6000 Ada", "date": "2026-06-01", "currency": "USD",
                                               "amount": 1000.0, "kind": "street-new"}]))  # fmt: skip
     build = plan.builds.iloc[0]
-    assert "USD 1,000 ×" in build["price_note"]
+    assert "USD 1,000 ×" in str(build["price_note"])
     rate, _ = hg.cny_per("USD", hg.checks.date("2026-06-01", "d"))
     assert build["gpu_price"] == pytest.approx(1000 * rate)
     none = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="fp16"), cards=["RTX 6000 Ada"], gpu_counts=[1],
                         convert=False, prices=pd.DataFrame([{"gpu": "RTX 6000 Ada", "date": "2026-06-01",
                                                              "currency": "USD", "amount": 1000.0,
                                                              "kind": "street-new"}]))  # fmt: skip
-    assert none.builds.empty and (none.failed["status"] == "no price").all()
+    assert none.builds.empty and (none.failed["status"] == "no_price").all()
 
 
 def test_image_need_ranks_builds_by_price_and_checks_the_wait():
@@ -185,8 +187,8 @@ def test_image_need_ranks_builds_by_price_and_checks_the_wait():
     assert best["seconds_per_image"] == pytest.approx(run["per_image_s"])
     assert best["images_per_hour"] == pytest.approx(best["gpus"] * 3600 / run["per_image_s"])
     assert (plan.builds["seconds_per_image"] <= 10).all()
-    slow = plan.failed[plan.failed["status"] == "too slow"]
-    assert len(slow) and slow["why"].str.contains("s per image").all()
+    slow = plan.failed[plan.failed["status"] == "too_slow"]
+    assert len(slow) and slow["why"].map(str).str.contains("s per image").all()
     with pytest.raises(ValueError, match="multiples of 16"):
         hg.recommend(image=dict(model="sdxl", width=1000))
     with pytest.raises(LookupError, match="image model"):
@@ -226,6 +228,72 @@ def test_a_budget_is_not_met_by_a_server_whose_platform_has_no_price():
     with_budget = hg.recommend(inference=need, budget=200_000, gpu_counts=(8,), cards=["RTX 3070"])
     assert with_budget.builds.empty
     why = with_budget.failed.iloc[0]
-    assert why["status"] == "no price" and "server platform" in why["why"] and "cannot be checked" in why["why"]
+    assert why["status"] == "no_price" and why["problems"] == ("no_price",)
+    assert "server platform" in str(why["why"]) and "cannot be checked" in str(why["why"])
     without = hg.recommend(inference=need, gpu_counts=(8,), cards=["RTX 3070"])
     assert len(without.builds) == 1 and not without.builds.iloc[0]["platform_priced"]
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _english_words(text, *names):
+    """The English words left in a Chinese text, once the names of cards, links and models are taken out."""
+    for name in names:
+        text = text.replace(str(name), "")
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"GiB", "PCIe", "NVLink", "token", "lora"}
+
+
+def test_planner_statuses_are_codes_and_reasons_read_as_chinese():
+    need = dict(model="Llama-3.1-8B", weights="fp16", users=4, tokens_per_s=30)
+    plan = hg.recommend(
+        inference=need,
+        finetune=dict(model="Llama-3.1-8B", method="lora"),
+        budget=25_000,
+        cards=["RTX 4090", "RTX 3090", "RTX 3060", "RTX 5090", "V100 SXM2 32GB"],
+        gpu_counts=(1, 2, 8),
+    )
+    table = pd.concat([plan.builds, plan.failed])
+    assert set(table["status"]) <= set(hg.planner.STATUSES)
+    assert {"ok", "does_not_fit", "over_budget", "unsupported"} <= set(table["status"])
+    assert all(row.problems[:1] == (row.status,) for row in plan.failed.itertuples())
+    for row in table.itertuples():
+        english, chinese = row.why.render("en"), row.why.render("zh")
+        assert str(row.why) == english and CJK.search(chinese)
+        names = (
+            row.gpu,
+            getattr(row, "link", ""),
+            "Llama-3.1-8B",
+            "Volta",
+            hg.support_of(row.gpu)["why_not"],
+            "recommend",
+            "allow_unsupported=True",
+            "data/support.csv",
+        )  # the data's own words stay as they are
+        assert not _english_words(chinese, *names), chinese
+    best = plan.builds.iloc[0]
+    assert f"{best['gpus']} × {best['gpu']} hold" in best["why"].render("en")
+    assert "放得下，还余" in best["why"].render("zh") and "元" in best["why"].render("zh")
+    over = plan.failed[plan.failed["status"] == "over_budget"].iloc[0]["why"].render("zh")
+    assert over.startswith("超出预算：") and over.count("元") == 2 and "CNY" not in over
+    with hg.i18n.using("zh"):
+        assert "个配置满足需求" in plan._repr_html_() and "说明" in plan._repr_html_()
+    with hg.i18n.using("en"):
+        assert "builds meet the need" in plan._repr_html_()
+
+
+def test_build_notes_host_links_and_scenarios_read_as_chinese():
+    with hg.i18n.using("zh"):
+        notes = str(hg.build_system("RTX 5090", 4)["notes"])
+        assert "；" in notes and "家用电路" in notes and "2,400 W" in notes
+        link = str(hg.host_link("L20", 4, cpu="Intel Xeon Gold 6133")["note"])
+        assert link.startswith("每张卡只有 PCIe 3.0 x8") and "48 条通道" in link
+        result = hg.evaluate_scenario("company")
+        shown = hg.i18n.labelled(result["checks"])
+        assert "主机链路" in shown.columns and CJK.search(str(result["compromise"]["change"]))
+        assert all(CJK.search(str(a)) for a in result["assumptions"])
+    plan = hg.recommend(inference=dict(model=7), cards=["RTX 4090"], gpu_counts=(1,))
+    assert "目录中参数量最接近的稠密模型" in plan.assumptions[0].render("zh")
+    with pytest.raises(ValueError) as err:
+        hg.recommend()
+    assert str(err.value).startswith("no workload") and err.value.args[0].render("zh").startswith("没有给出负载")

@@ -2,6 +2,7 @@
 
 import datetime as dt
 import math
+import re
 
 import pytest
 
@@ -23,7 +24,7 @@ def test_rank_inference_is_relative_to_the_reference():
 
 def test_rank_training_says_what_does_not_fit():
     table = rank_gpus("training").set_index("gpu")
-    assert table.loc["RTX 4090", "fits"] == "does not fit"  # 16 B/param × 1.5B + activations > 21.6 GiB
+    assert table.loc["RTX 4090", "fits"] == "does_not_fit"  # 16 B/param × 1.5B + activations > 21.6 GiB
     assert table.loc["A100 SXM4 80GB", "fits"] == "yes"
     # faster than the A100, but by less than its 989.5 / 312 TFLOPS: the element-wise work is memory-bound
     assert 100 * 3.35 / 2.039 < table.loc["H100 SXM", "score"] < 100 * 989.5 / 312
@@ -33,9 +34,10 @@ def test_value_ranking_prices_and_missing_prices():
     table = value_ranking("inference", currency="CNY")
     assert (table.loc[table["price_kind"] == "no price", "score_per_1000"].isna()).all()
     priced = table.dropna(subset=["score_per_1000"])
-    for _, group in priced.groupby(priced["fits"] == "does not fit"):  # cards it fits rank first
+    assert set(table["fits"]) <= {*hg.value.FITS, ""}
+    for _, group in priced.groupby(priced["fits"] == "does_not_fit"):  # cards it fits rank first
         assert (group["score_per_1000"].diff().dropna() <= 1e-9).all()
-    fits_order = table.dropna(subset=["score_per_1000"])["fits"].eq("does not fit").tolist()
+    fits_order = table.dropna(subset=["score_per_1000"])["fits"].eq("does_not_fit").tolist()
     assert fits_order == sorted(fits_order)
     assert len(table) == len(hg.gpus())  # nothing dropped silently
 
@@ -61,11 +63,11 @@ def test_compare_3090_4090():
 
 
 def test_decode_name():
-    assert decode_name("H100 SXM")["series"].startswith("H = Hopper")
-    assert "40 series" in decode_name("RTX 4090")["generation"]
-    assert "China" in decode_name("A800 SXM4 80GB")["market"]
-    assert "aftermarket" in decode_name("2080ti 22G")["market"]
-    assert "Grace" in decode_name("GH200 144GB")["series"]
+    assert str(decode_name("H100 SXM")["series"]).startswith("H = Hopper")
+    assert "40 series" in str(decode_name("RTX 4090")["generation"])
+    assert "China" in str(decode_name("A800 SXM4 80GB")["market"])
+    assert "aftermarket" in str(decode_name("2080ti 22G")["market"])
+    assert "Grace" in str(decode_name("GH200 144GB")["series"])
 
 
 def test_source_claims_are_judged_with_numbers():
@@ -87,7 +89,7 @@ def test_value_ranking_takes_one_window_marks_stale_prices_and_labels_conversion
     latest = usd.sort_values("date").iloc[-1]
     rate, _ = hg.cny_per("USD", latest["date"])
     assert row["price"] == pytest.approx(latest["amount"] * rate)
-    assert f"USD {latest['amount']:,.0f}" in row["price_kind"]
+    assert f"USD {latest['amount']:,.0f}" in str(row["price_kind"])
     # a price older than 12 months is kept but marked stale
     assert table.loc["RTX 2080 Ti 22GB", "stale"] and table.loc["RTX 2080 Ti 22GB", "price_date"] == dt.date(2024, 1, 1)
     # without conversion a USD-only card has no CNY price
@@ -105,3 +107,37 @@ def test_a_date_before_every_rate_or_price_is_answered_not_crashed():
     assert hg.cny_per("USD", dt.date(2000, 1, 1))[1] == hg.exchange_rates()["date"].min()  # the earliest rate
     early = value_ranking("inference", currency="CNY", as_of="2015-01-01")  # before every price
     assert early["price"].isna().all() and set(early["price_kind"]) <= {"no price", "no server price"}
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_fits_are_codes_with_chinese_labels():
+    table = rank_gpus("inference")
+    assert set(table["fits"]) <= {*hg.value.FITS, ""}
+    shown = hg.i18n.labelled(table[table["fits"] != ""][["gpu", "fits"]], "zh")
+    assert shown.columns.tolist() == ["显卡", "是否装得下"]
+    assert set(shown["是否装得下"]) <= {"是", "仅够 1 个用户", "装不下"}
+
+
+def test_compare_and_decode_name_read_as_chinese():
+    table = compare("RTX 3090", "RTX 4090")
+    assert table["parameter"].tolist()[:2] == ["architecture", "memory_gib"]
+    assert str(table.loc[1, "meaning"]).startswith("Memory decides")
+    shown = hg.i18n.labelled(table, "zh")
+    assert list(shown.columns[[0, 3, 4]]) == ["参数", "比值", "含义"]
+    assert not shown["参数"].isin(table["parameter"]).any() and all(CJK.search(v) for v in shown["含义"])
+    for name in ("RTX 4090", "RTX 2080 Ti 22GB", "H100 SXM", "A800 SXM4 80GB", "GH200 144GB", "RTX A6000"):
+        parts = decode_name(name)
+        for part in ("series", "tier", "market"):
+            if part in parts:
+                assert CJK.search(parts[part].render("zh")) and not CJK.search(parts[part].render("en"))
+    assert decode_name("RTX 4090")["generation"].render("zh") == "40 系列 = Ada Lovelace"
+
+
+def test_a_converted_price_names_its_currency_in_the_readers_words():
+    table = value_ranking("training", currency="CNY", condition="any", as_of="2026-12-01").set_index("gpu")
+    kind = table.loc["RTX 3090", "price_kind"]
+    assert str(kind).startswith("street-used (USD ")
+    chinese = kind.render("zh")
+    assert chinese.startswith("二手价（") and "美元 ×" in chinese and "USD" not in chinese
