@@ -20,7 +20,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-__all__ = ["SLIPS", "UNITS", "Answer", "Judgement", "judge", "parse"]
+__all__ = ["SLIPS", "UNITS", "Answer", "Judgement", "judge", "parse", "student_columns"]
 
 # unit -> (dimension, size in the dimension's base unit). Bytes: B; power: W; time: s; rate: tokens/s;
 # bandwidth: bytes/s; compute: FLOP/s; money: the currency itself; share: a fraction.
@@ -38,7 +38,7 @@ UNITS: dict[str, tuple[str, float]] = {
 @functools.cache
 def _words() -> dict[str, Any]:
     """How learners write units, multipliers, yes/no and "about", in either language: data/answer_words.csv."""
-    found: dict[str, Any] = {"unit": {}, "multiplier": {}, "yes": set(), "no": set(), "approx": []}
+    found: dict[str, Any] = {"unit": {}, "multiplier": {}, "yes": set(), "no": set(), "approx": [], "student": []}
     with (Path(__file__).resolve().parent.parent / "data" / "answer_words.csv").open(encoding="utf-8") as f:
         for row in csv.DictReader(f):
             kind, word, means = row["kind"], row["word"], row["means"]
@@ -50,6 +50,8 @@ def _words() -> dict[str, Any]:
                 found[kind].add(word.lower())
             elif kind == "approx":
                 found["approx"].append(re.escape(word))
+            elif kind == "student":
+                found["student"].append(word.lower())
     found["approx"] = re.compile(rf"^({'|'.join(sorted(found['approx'], key=len, reverse=True))})\s*", re.I)
     return found
 
@@ -91,6 +93,11 @@ class Judgement:
 
     def __bool__(self) -> bool:
         return self.status == "right"
+
+
+def student_columns() -> tuple[str, ...]:
+    """The header names that mark a class table's student column (data/answer_words.csv, kind student)."""
+    return tuple(_words()["student"])
 
 
 def _unit(words: str) -> str | None:

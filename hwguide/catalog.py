@@ -358,13 +358,6 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "checked": DATE,
         "notes": Col(),
     },
-    "translations": {
-        "kind": Col(required=True, choices=("column", "value", "pattern", "phrase", "ui", "sentence")),
-        "en": REQ,
-        "zh": REQ,
-        "label": Col(),
-        "notes": Col(),
-    },
     "measurements": {
         "id": REQ,
         "kind": Col(

@@ -137,10 +137,10 @@ def setup(lang: str = "en") -> None:
 
 def _show_frames_labelled(shell: Any) -> None:
     """Make the notebook show every DataFrame and Series in the current language: column labels, codes
-    and messages in the reader's words (``i18n.labelled``); in English, as pandas shows them."""
+    and messages in the reader's words (``i18n.labelled``); in English the column names stay as they are."""
 
-    def shown(obj: Any) -> Any:
-        return obj if i18n.language() == "en" else i18n.labelled(obj)
+    def shown(obj: Any) -> Any:  # English keeps the machine column names, and shows codes in words
+        return i18n.labelled(obj, columns=i18n.language() != "en")
 
     formatters = shell.display_formatter.formatters
     formatters["text/html"].for_type(pd.DataFrame, lambda obj: shown(obj)._repr_html_())

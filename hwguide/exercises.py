@@ -342,7 +342,7 @@ def judge(exercise_id: str, given: Any) -> Any:
     ``blank`` or ``not_checked`` (design and why), with the slip recognised when wrong.
 
     Numbers are read as learners write them (thousands separators, units converted to the question's,
-    万/亿 and k/M/B); a computed answer passes within the exercise's tolerance or when it is the answer
+    Chinese ten-thousands and hundred-millions, k/M/B); a computed answer passes within the exercise's tolerance or when it is the answer
     rounded to the digits written (two or more significant figures); a look-up is exact.
     """
     from . import answers

@@ -1,7 +1,7 @@
 """Grading a class in one command: ``python -m hwguide grade answers.xlsx --out graded``.
 
 The answers come as one table, the way a class's answers are collected (an online form's export, a
-spreadsheet): one row per student, a ``student`` column (or 学号/姓名/name/id) and one column per exercise
+spreadsheet): one row per student, a ``student`` column (or student number, name or id, in English or Chinese: data/answer_words.csv) and one column per exercise
 id (``03.1``). Each answer is judged as :func:`hwguide.exercises.check` judges it (units converted,
 rounding to the digits written, the usual slips named) and given points by the grading key of
 ``hwguide.worksheet``: full points when right; for a compute exercise, 1 point when the answer is off by
@@ -26,7 +26,6 @@ from . import i18n
 
 __all__ = ["grade", "grade_class", "judge_answer", "read_answers"]
 
-STUDENT_COLUMNS = ("student", "学号", "姓名", "name", "id", "student_id")
 EXERCISE_ID = re.compile(r"^\d{2}\.\d+$")
 
 
@@ -52,10 +51,13 @@ def read_answers(path: str | os.PathLike[str]) -> pd.DataFrame:
         except UnicodeDecodeError:
             frame = pd.read_csv(path, dtype=str, encoding="gbk", keep_default_na=False)
     frame.columns = [str(c).strip() for c in frame.columns]
-    student = next((c for c in frame.columns if c.lower() in STUDENT_COLUMNS), None)
+    from .answers import student_columns
+
+    names = student_columns()
+    student = next((c for c in frame.columns if c.lower() in names), None)
     if student is None:
         raise ValueError(i18n.msg("the answers have no student column: name one of {choices}",
-                                  choices=", ".join(STUDENT_COLUMNS)))  # fmt: skip
+                                  choices=", ".join(names)))  # fmt: skip
     ids = [c for c in frame.columns if EXERCISE_ID.match(c)]
     if not ids:
         raise ValueError(i18n.msg("the answers have no exercise columns: name each column by its exercise id, "

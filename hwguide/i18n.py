@@ -189,7 +189,7 @@ def render(value: Any, lang: str | None = None) -> Any:
 def label(name: Any, lang: str | None = None, *, context: str = "column") -> Any:
     """A column's (``context="column"``) or a code's display label in ``lang``; ``name`` itself when the
     catalog has none. Codes are looked up under the column they stand in (context = the column's name),
-    then under ``"value"``, so ``label("consumer", context="segment")`` is 消费级 in Chinese."""
+    then under ``"value"``, so ``label("consumer", context="segment")`` is the Chinese for consumer cards."""
     if not isinstance(name, str):
         return name
     lang = resolve(lang)
@@ -199,9 +199,10 @@ def label(name: Any, lang: str | None = None, *, context: str = "column") -> Any
     return _words(name, lang, context) or (_words(name, lang, "value") if context != "column" else None) or name
 
 
-def labelled(frame: Any, lang: str | None = None) -> Any:
-    """A copy of a DataFrame (or Series) for display in ``lang``: column and index labels, codes and
-    messages in the reader's words; numbers untouched. The machine names stay on the original."""
+def labelled(frame: Any, lang: str | None = None, *, columns: bool = True) -> Any:
+    """A copy of a DataFrame (or Series) for display in ``lang``: column and index labels (unless
+    ``columns=False``), codes and messages in the reader's words; numbers untouched. The machine names
+    stay on the original."""
     import pandas as pd
 
     lang = resolve(lang)
@@ -223,14 +224,17 @@ def labelled(frame: Any, lang: str | None = None) -> Any:
 
     if isinstance(frame, pd.Series):
         out = cells(frame, frame.name)
-        out = out.rename(label(frame.name, lang)) if isinstance(frame.name, str) else out
-        out.index = names(frame.index)
+        if columns:
+            out = out.rename(label(frame.name, lang)) if isinstance(frame.name, str) else out
+            out.index = names(frame.index)
         return out
     if not isinstance(frame, pd.DataFrame):
         return frame
     out = frame.copy()
     for position, name in enumerate(frame.columns):
         out.isetitem(position, cells(frame.iloc[:, position], name))
+    if not columns:
+        return out
     if isinstance(out.columns, pd.MultiIndex):
         out.columns = pd.MultiIndex.from_tuples([tuple(label(part, lang) for part in c) for c in out.columns],
                                                 names=out.columns.names)  # fmt: skip

@@ -300,12 +300,13 @@ def image_memory(
                  "(parameters × bits of the format; data/image_components.csv).",
                  weights=weights or m["dtype"], text_weights=text_weights or m["dtype"]),
         i18n.msg("Activations: {denoiser:.0f} B per pixel per pass (denoiser) and {vae:.0f} B per pixel "
-                 "(VAE decode), fitted ({engine}: {fitted}).", denoiser=fac["act_bytes_per_px"],
-                 vae=fac["vae_bytes_per_px"], engine=fac["engine"], fitted=fac["fitted"]),
+                 "(VAE decode), fitted for {engine} on published timings (data/image_engines.csv, "
+                 "benchmarks/fit_image.py).", denoiser=fac["act_bytes_per_px"], vae=fac["vae_bytes_per_px"],
+                 engine=fac["engine"]),
         i18n.msg("Offload '{mode}': {how} {gib:.1f} GiB of the denoiser does not fit and streams over PCIe each step.",
-                 mode=lay["mode"], how=how, gib=lay["streamed"] / GIB)
+                 mode=i18n.Message(lay["mode"], context="offload"), how=how, gib=lay["streamed"] / GIB)
         if lay["streamed"] and lay["mode"] != "sequential"
-        else i18n.msg("Offload '{mode}': {how}", mode=lay["mode"], how=how),
+        else i18n.msg("Offload '{mode}': {how}", mode=i18n.Message(lay["mode"], context="offload"), how=how),
     )  # fmt: skip
     offloaded = {COMPONENT_LABELS[k]: int(v) for k, v in lay["offloaded"].items()}
     return Memory(kind="image generation", per_gpu=per_gpu, parts=per_gpu, assumptions=notes, offloaded=offloaded)
@@ -434,7 +435,7 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
         "peak_gib": held / GIB,
     }
     if explain:
-        moved = {"mode": lay["mode"], "moved": lay["moved"] / 1e9, "pcie": pcie / 1e9}
+        moved = {"mode": i18n.Message(lay["mode"], context="offload"), "moved": lay["moved"] / 1e9, "pcie": pcie / 1e9}
         out["assumptions"] = (
             i18n.msg("Denoiser: {passes} × {batch} × {tflop:.2f} TFLOP per step at {tflops:.0f} TFLOPS ({precision}) "
                      "× {mfu:.2f} efficiency = {compute_ms:.1f} ms; reading {gb:.1f} GB of weights takes "

@@ -614,7 +614,7 @@ def _try_build(
         "finetune": i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", "")),
         "pretrain": i18n.msg("pre-training"),
     }
-    currency_words = i18n.msg(currency)  # CNY is 元 in Chinese
+    currency_words = i18n.msg(currency)  # CNY is yuan in Chinese
     problems: list[tuple[str, Message]] = [
         (
             "does_not_fit",

@@ -76,7 +76,7 @@ def _answer_text(ex: Any, lang: str) -> str:
 
     value = answer(ex.id, lang=lang)
     if isinstance(value, bool) or type(value).__name__ == "bool_":
-        return i18n.text("yes" if value else "no", lang)
+        return i18n.text("yes", lang) if value else i18n.text("no", lang)
     if isinstance(value, float):
         value = f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
     elif isinstance(value, int):

@@ -210,8 +210,8 @@ def test_export_status_without_data_says_nothing():
 
 
 def test_build_notes_and_value_ranking_show_export_controls():
-    assert "US licence required since 2023-11-17" in hg.build_system("RTX 4090", 2)["notes"]
-    assert "export control" not in hg.build_system("RTX 3090", 2)["notes"]
+    assert "US licence required since 2023-11-17" in str(hg.build_system("RTX 4090", 2)["notes"])
+    assert "export control" not in str(hg.build_system("RTX 3090", 2)["notes"])
     ranking = hg.value_ranking(as_of="2026-11-30").set_index("gpu")
     assert str(ranking.loc["RTX 4090", "china_export"]) == "US licence required since 2023-11-17"
     assert ranking.loc["RTX 3090", "china_export"] == ""

@@ -260,8 +260,7 @@ def test_every_word_the_checker_shows_has_its_chinese_in_the_catalog():
         "{id}: not quite. Hint: {hint}",
         "{id}: this one cannot be checked automatically; compare your answer with the worked solution in {notebook}.",
         "{id} · {kind}: {question}",
-        exercises._YES,
-        exercises._NO,
+        *exercises.SLIP_HINTS.values(),
     ]
     missing = [key for key in keys if (None, key) not in i18n.catalog("zh")]
     assert not missing, f"no Chinese in hwguide/locale/zh/LC_MESSAGES for: {missing}"

@@ -3,8 +3,7 @@
 Everything a calculator shows after ``hg.setup(lang="zh")`` is Chinese: its labels, its results, the
 lines of its working and its errors, all rendered from the gettext catalogs (hwguide/locale). What
 may stay Latin is listed in :data:`LATIN`: names of cards, models, engines and formats, units and
-acronyms. A line still English because the module that writes it does not yet say it with messages
-is an xfail that names that module.
+acronyms, and the technical terms a Chinese text keeps in English (FFN, SDPA, log-softmax).
 """
 
 import html
@@ -27,19 +26,10 @@ LATIN = {"GPU", "GPUs", "GiB", "MiB", "GB", "TFLOPS", "TOPS", "FLOPs", "FLOP", "
          "QLoRA", "PCIe", "NVLink", "NVSwitch", "CUDA", "Graph", "RAM", "CPU", "MoE", "VAE", "token", "tokens", "ZeRO",
          "HBM", "GDDR", "SXM", "vLLM", "Ctrl", "HPC", "GeForce", "Ampere", "Ada", "Hopper", "Blackwell", "logits",
          "NVIDIA", "Tensor", "All-Reduce", "all-reduce", "prefill", "decode", "True", "False", "NaN", "Adam",
-         "AdamW", "Lion", "SGD", "LLM", "INT", "dtype",
+         "AdamW", "Lion", "SGD", "LLM", "INT", "dtype", "FFN", "SDPA", "FlashAttention", "PEFT", "DDP", "MLA", "GQA",
+         "nvidia-smi", "max", "log-softmax", "gate", "Dettmers", "Chen", "Korthikanti", "all-linear", "allocated",
+         "reserved", "LLaMA-",
          "USD", "None"}  # fmt: skip (None: a figure the catalog does not have, in compare_report)
-PENDING = {  # the modules whose words a calculator shows, not yet messages (issue 25): remove when converted
-    "memory": "hwguide/memory.py writes the memory working lines (Memory.assumptions) in English",
-    "speed": "hwguide/speed.py writes the decode working and the 'does not fit' reason in English",
-    "image": "hwguide/image.py writes the image working lines in English",
-    "planner": "hwguide/planner.py writes the builds' 'why' and its assumptions in English",
-}
-
-
-def _pending(make, *modules):
-    return pytest.param(make, marks=pytest.mark.xfail(reason="; ".join(PENDING[m] for m in modules), strict=False),
-                        id=make.__name__)  # fmt: skip
 
 
 def _names() -> list[str]:
@@ -104,7 +94,6 @@ def untranslated(monkeypatch):
         return real(key, lang, context=context, **fields)
 
     monkeypatch.setattr(i18n, "text", recording)  # Message.render and the widgets look it up here
-    monkeypatch.setattr(charts, "_t", recording)
     return missing
 
 
@@ -156,10 +145,10 @@ def test_every_calculator_has_chinese_labels(make, untranslated):
 
 
 @pytest.mark.parametrize("make", [
-    _pending(w.vram_calculator, "memory"), _pending(w.finetune_calculator, "memory"),
-    _pending(w.training_calculator, "memory"), _pending(w.image_calculator, "image"),
-    _pending(w.speed_calculator, "speed"), w.roofline_calculator, w.interconnect_calculator, w.compare_calculator,
-    _pending(w.planner_calculator, "planner"),
+    w.vram_calculator, w.finetune_calculator,
+    w.training_calculator, w.image_calculator,
+    w.speed_calculator, w.roofline_calculator, w.interconnect_calculator, w.compare_calculator,
+    w.planner_calculator,
 ], ids=lambda f: getattr(f, "__name__", str(f)))  # fmt: skip
 def test_everything_a_calculator_shows_is_chinese(make):
     """The result, the table and every line of its working: no English word left but names and units."""
@@ -221,7 +210,6 @@ def test_a_planner_with_no_build_counts_the_reasons_in_chinese(untranslated):
     assert str(_no_build()).startswith("no build meets this need: 323 does not fit, 28 unsupported, ")
 
 
-@pytest.mark.xfail(reason=PENDING["planner"], strict=False)
 def test_a_planner_with_no_build_explains_its_example_in_chinese():
     hg.setup(lang="zh")
     message = str(_no_build())
@@ -237,8 +225,6 @@ def test_charts_follow_the_language(untranslated):
     assert not untranslated
 
 
-@pytest.mark.xfail(reason="hwguide/charts.py: decode_vs_batch's title has a field named 'context', which "
-                   "i18n.text takes as its msgctxt keyword (KeyError in any language)", strict=False)
 def test_the_decode_chart_follows_the_language(untranslated):
     hg.setup(lang="zh")
     fig = charts.decode_vs_batch("Llama-3.1-8B", ["RTX 4090"], batches=(1, 2))
@@ -369,31 +355,23 @@ def test_the_app_says_running_in_its_language(lang):
 
 @pytest.mark.parametrize("report", [
     pytest.param(lambda: w.vram_report(model="DeepSeek-V3", weights="Q4_K_M", kv="fp16", batch=4, context=8192,
-                                       engine="vllm", card="H200 SXM", gpus=8),
-                 marks=pytest.mark.xfail(reason=PENDING["memory"], strict=False), id="vram-moe"),
+                                       engine="vllm", card="H200 SXM", gpus=8), id="vram-moe"),
     pytest.param(lambda: w.vram_report(model="Gemma-3-12B", weights="int8", kv="fp16", batch=2, context=32768,
-                                       engine="llama.cpp", card="RTX 4090"),
-                 marks=pytest.mark.xfail(reason=PENDING["memory"], strict=False), id="vram-gemma"),
+                                       engine="llama.cpp", card="RTX 4090"), id="vram-gemma"),
     pytest.param(lambda: w.finetune_report(model="Llama-3.1-8B", method="full", rank=16, context=2048, batch=1,
-                                           recompute="selective", card="A100 SXM4 80GB", gpus=2),
-                 marks=pytest.mark.xfail(reason=PENDING["memory"], strict=False), id="finetune-full"),
+                                           recompute="selective", card="A100 SXM4 80GB", gpus=2), id="finetune-full"),
     pytest.param(lambda: w.training_report(model="Llama-2-7B", precision="bf16-mixed", optimizer="lion", context=2048,
-                                           batch=1, gpus=8, zero=1, recompute="none", card="H100 SXM"),
-                 marks=pytest.mark.xfail(reason=PENDING["memory"], strict=False), id="training-lion"),
+                                           batch=1, gpus=8, zero=1, recompute="none", card="H100 SXM"), id="training-lion"),
     pytest.param(lambda: w.speed_report(model="DeepSeek-R1", card="RTX 4090", weights="Q4_K_M", batch=1, context=4096,
-                                        gpus=1, engine="llama.cpp", cpu_moe="all"),
-                 marks=pytest.mark.xfail(reason=PENDING["speed"], strict=False), id="speed-cpu-moe"),
+                                        gpus=1, engine="llama.cpp", cpu_moe="all"), id="speed-cpu-moe"),
     pytest.param(lambda: w.speed_report(model="Llama-2-70B", card="RTX 3090", weights="fp16", batch=1, context=128,
-                                        gpus=1, engine="vllm"),
-                 marks=pytest.mark.xfail(reason=PENDING["speed"], strict=False), id="speed-does-not-fit"),
+                                        gpus=1, engine="vllm"), id="speed-does-not-fit"),
     pytest.param(lambda: w.image_report(model="FLUX.1-dev", card="RTX 4070 Ti SUPER", weights="fp8",
                                         text_weights="fp8", width=1024, height=1024, steps=28, batch=1, engine="webui",
-                                        offload="sequential"),
-                 marks=pytest.mark.xfail(reason=PENDING["image"], strict=False), id="image-offload"),
+                                        offload="sequential"), id="image-offload"),
     pytest.param(lambda: w.interconnect_report(model="Llama-2-7B", gpus=8), id="interconnect-8"),
     pytest.param(lambda: w.planner_report(model="Qwen2.5-14B", weights="Q4_K_M", users=5, tokens_per_s=10,
-                                          method="qlora", budget=30000, currency="CNY", modded=True),
-                 marks=pytest.mark.xfail(reason=PENDING["planner"], strict=False), id="planner"),
+                                          method="qlora", budget=30000, currency="CNY", modded=True), id="planner"),
 ])  # fmt: skip
 def test_results_for_other_inputs_are_chinese_too(report):
     hg.setup(lang="zh")

@@ -13,7 +13,7 @@ from hwguide import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "hwguide"
-CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+CJK = re.compile(r"[\u4e00-\u9fff]")  # Chinese characters (full-width punctuation in parsing code is fine)
 
 
 def _extracted():
