@@ -1,4 +1,4 @@
-"""Command line: ``python -m hwguide validate``, ``python -m hwguide export`` and ``python -m hwguide app``.
+"""Command line: ``python -m hwguide`` validate, export, html, slides, worksheet, grade and app.
 
 Every error, argparse's own included, is one line on stderr (``hwguide: error: ...``) and a
 non-zero exit status (2), never a traceback. What it prints for the user is in the language of
@@ -50,6 +50,17 @@ def _parser() -> argparse.ArgumentParser:
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
     app.add_argument("--pool", type=int, default=8, help="kernels prepared before anyone asks (default: 8)")
     app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language: en or zh (default: en)")
+    slides = sub.add_parser("slides", help="write a lesson as an offline slide deck (reveal.js inlined, one HTML file)")
+    slides.add_argument("notebook", help="the lesson, e.g. notebooks/zh/03_inference_memory.ipynb")
+    slides.add_argument("--out", default="slides", help="a folder, or the .html file (default: slides)")
+    sheet = sub.add_parser("worksheet", help="write a lesson's exercises as A4 PDF worksheets (students' and teacher's)")
+    sheet.add_argument("lesson", help="the lesson's number, e.g. 03")
+    sheet.add_argument("--lang", default="en", choices=["en", "zh"], help="en or zh (default: en)")
+    sheet.add_argument("--out", default="worksheets", help="output folder (default: worksheets)")
+    grade = sub.add_parser("grade", help="grade a class's answers (CSV or XLSX: a student column, one column per exercise)")
+    grade.add_argument("answers", help="the class's answers file, e.g. answers.xlsx")
+    grade.add_argument("--lang", default="en", choices=["en", "zh"], help="language of the headers (default: en)")
+    grade.add_argument("--out", default="graded", help="output folder (default: graded)")
     return parser
 
 
@@ -83,6 +94,20 @@ def _run(argv: list[str] | None) -> int:
         from .export import notebook_html
 
         print(_kilobytes(notebook_html(args.notebook, args.out)))
+    elif args.command == "slides":
+        from .slides import notebook_slides
+
+        print(_kilobytes(notebook_slides(args.notebook, args.out)))
+    elif args.command == "worksheet":
+        from .worksheet import worksheet
+
+        for path in worksheet(args.lesson, lang=args.lang, out=args.out):
+            print(_kilobytes(path))
+    elif args.command == "grade":
+        from .grading import grade
+
+        for path in grade(args.answers, out=args.out, lang=args.lang):
+            print(_kilobytes(path))
     elif args.command == "app":
         import subprocess
 

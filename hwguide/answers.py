@@ -184,7 +184,9 @@ def judge(given: Any, expected: Any, *, unit: str | None = None, tolerance: floa
         value, answer = value / 100, dataclasses.replace(answer, value=value / 100, decimals=None)
     elif answer.unit is not None and unit is not None:
         if unit not in UNITS:
-            raise ValueError(f"unit={unit!r} is not one of: {', '.join(UNITS)}")
+            from . import i18n
+
+            raise ValueError(i18n.msg("unit={unit!r} is not one of: {choices}", unit=unit, choices=", ".join(UNITS)))
         (dim_given, size_given), (dim_asked, size_asked) = UNITS[answer.unit], UNITS[unit]
         if dim_given != dim_asked:
             return Judgement("wrong", "wrong_unit", value)

@@ -230,7 +230,8 @@ def _notebook_number(notebook: Any) -> str:
         number = number.zfill(2)
     known = sorted({ex.notebook for ex in EXERCISES.values()})
     if number not in known:
-        raise LookupError(f"notebook={notebook!r} has no exercises; notebooks with exercises: {', '.join(known)}")
+        raise LookupError(i18n.msg("notebook={notebook!r} has no exercises; notebooks with exercises: {known}",
+                                  notebook=notebook, known=", ".join(known)))
     return number
 
 
@@ -289,8 +290,9 @@ def _get(exercise_id: str) -> Exercise:
         import difflib
 
         close = difflib.get_close_matches(str(exercise_id), list(EXERCISES), n=3)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise LookupError(f"exercise_id={exercise_id!r} is not an exercise.{hint} Known: {', '.join(EXERCISES)}")
+        hint = i18n.msg(" Did you mean {close}?", close=", ".join(close)) if close else ""
+        raise LookupError(i18n.msg("exercise_id={exercise_id!r} is not an exercise.{hint} Known: {known}",
+                                   exercise_id=exercise_id, hint=hint, known=", ".join(EXERCISES)))
     return EXERCISES[exercise_id]
 
 

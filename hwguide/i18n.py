@@ -199,6 +199,13 @@ def label(name: Any, lang: str | None = None, *, context: str = "column") -> Any
     return _words(name, lang, context) or (_words(name, lang, "value") if context != "column" else None) or name
 
 
+def _text_like(values: Any) -> bool:
+    """Whether a Series or Index holds text or objects (codes, messages), not numbers."""
+    import pandas as pd
+
+    return pd.api.types.is_object_dtype(values.dtype) or pd.api.types.is_string_dtype(values.dtype)
+
+
 def labelled(frame: Any, lang: str | None = None, *, columns: bool = True) -> Any:
     """A copy of a DataFrame (or Series) for display in ``lang``: column and index labels (unless
     ``columns=False``), codes and messages in the reader's words; numbers untouched. The machine names
@@ -208,16 +215,18 @@ def labelled(frame: Any, lang: str | None = None, *, columns: bool = True) -> An
     lang = resolve(lang)
 
     def cells(column: pd.Series, name: Any) -> pd.Series:
-        if column.dtype != object and not isinstance(column.dtype, pd.StringDtype):
+        if not _text_like(column):
             return column
         context = name if isinstance(name, str) else "value"
         return column.map(lambda v: render(v, lang) if isinstance(v, (Message, list, tuple)) else label(v, lang, context=context))
 
     def names(index: pd.Index) -> pd.Index:
         if isinstance(index, pd.MultiIndex):
-            return index.set_names([label(n, lang) for n in index.names])
+            levels = [level.map(lambda v, n=n: label(v, lang, context=n if isinstance(n, str) else "value"))
+                      if _text_like(level) else level for level, n in zip(index.levels, index.names)]  # fmt: skip
+            return index.set_levels(levels, verify_integrity=False).set_names([label(n, lang) for n in index.names])
         renamed = index.rename(label(index.name, lang)) if index.name is not None else index
-        if renamed.dtype == object:
+        if _text_like(renamed):
             context = index.name if isinstance(index.name, str) else "value"
             renamed = renamed.map(lambda v: label(v, lang, context=context))
         return renamed

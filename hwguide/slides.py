@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from . import checks
+from . import checks, i18n
 
 __all__ = ["mark_slides", "notebook_slides", "slide_type"]
 
@@ -62,7 +62,7 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
 
     src = Path(notebook)
     if src.suffix != ".ipynb" or not src.is_file():
-        raise ValueError(f"notebook={str(notebook)!r} is not a notebook file (.ipynb) that exists")
+        raise ValueError(i18n.msg("notebook={notebook!r} is not a notebook file (.ipynb) that exists", notebook=str(notebook)))
     target = _target(src, out)
     nb = nbformat.read(src, as_version=4)
     mark_slides(nb)
@@ -83,7 +83,6 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
     title = next((re.sub(r"^#+\s*", "", c.source.lstrip().split("\n", 1)[0]) for c in nb.cells
                   if c.cell_type == "markdown" and c.source.lstrip().startswith("#")), src.stem)  # fmt: skip
     resources = {
-        "language_code": "zh-CN" if zh else "en",
         "hwguide_title": title,
         "hwguide_reveal": {
             "js": (REVEAL / "reveal.js").read_text(encoding="utf-8"),
@@ -92,7 +91,8 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
         },
     }
     exporter = SlidesExporter(template_name="hwguide-slides", extra_template_basedirs=[str(TEMPLATES)],
-                              exclude_input_prompt=True, exclude_output_prompt=True)  # fmt: skip
+                              exclude_input_prompt=True, exclude_output_prompt=True,
+                              language_code="zh" if zh else "en")  # fmt: skip (ISO 639-1)
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.part")

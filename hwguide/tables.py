@@ -404,6 +404,8 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, emp
         raise ValueError(f"table must be a pandas DataFrame (one of guide_tables()), not {type(table).__name__}")
     digits = checks.whole(digits, "digits", low=0)
     title = checks.flag(title, "title")
+    if "lang" not in table.attrs:  # not a guide table: its columns and codes in the reader's words
+        table = i18n.labelled(table, columns=i18n.language() != "en")
     heading = str(table.attrs.get("title", "table"))
     uid = "hwguide-" + hashlib.sha1(heading.encode("utf-8")).hexdigest()[:8]
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
