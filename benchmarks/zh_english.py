@@ -39,7 +39,7 @@ CNY USD RMB EUR FX OK NaN NA DP TP PP EP SP CP MFU BW IO SRAM L2 ALU SM SMs FMA 
 Chinchilla Megatron DeepSpeed Accelerate FlashAttention Flash SDPA ComfyUI diffusers webui Forge A1111 ISO
 CC MSRP Lambda AutoDL Tencent Alibaba Aliyun JD Taobao eBay Amazon nbval ipywidgets hwguide hg Windows macOS
 Linux Ubuntu Debian WSL vs x86 ARM x4 x8 x16 PSU SSD NVMe RAM DRAM VRAM Mac Studio Spark TB
-True False None
+True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU
 """.split()
 
 
@@ -78,7 +78,7 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*")
 
 def english_words(line: str) -> list[str]:
     """The words of ``line`` that are English: Latin-letter words outside the names, units and acronyms."""
-    line = re.sub(r"https?://\S+|\S+\.(csv|json|ipynb|py|md)\b|hg\.[\w.]+\(?|\w+\(\)", " ", line)
+    line = re.sub(r"https?://\S+|\S+\.(csv|json|ipynb|py|md)\b|hg\.[\w.]+\(?|\w+\(\)|\b\d\d_[a-z_]+\b", " ", line)
     out = []
     for word in WORD.findall(line):
         key = word.lower().strip(".-_+")
