@@ -316,6 +316,8 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "ram_gb": Col("float", required=True, positive=True),
         "disk_tb": Col("float", required=True, positive=True),
         "price_cny": POS,
+        "host_w": Col("float", required=True, positive=True),
+        "host_source": REQ,
         "source": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -760,8 +762,23 @@ def _check_gpus(frame: pd.DataFrame, label: str, lines: list[int]) -> None:
 
 
 def gpus() -> pd.DataFrame:
-    """All GPUs of the catalog, one row per variant (columns as in data/README.md; units in names)."""
-    return _table("gpus").copy()
+    """All GPUs of the catalog, one row per variant (columns as in data/README.md; units in names).
+
+    A number column whose figures are all whole (``memory_gib``, ``msrp_usd``; the counts always) is
+    nullable ``Int64``, so that it shows 24, not 24.0; a column with one fractional figure stays float
+    (``bandwidth_gbs``: the RTX 4080's 716.8 GB/s; ``tdp_w``: the A16's 62.5 W per GPU).
+    """
+    return _whole_as_int(_table("gpus").copy())
+
+
+def _whole_as_int(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with each float column whose values are all whole numbers as nullable Int64."""
+    for column in table.columns:
+        if pd.api.types.is_float_dtype(table[column]):
+            values = table[column].dropna()
+            if len(values) and bool((values == values.round()).all()) and bool((values.abs() < 2**53).all()):
+                table[column] = table[column].astype("Int64")
+    return table
 
 
 def exchange_rates() -> pd.DataFrame:

@@ -16,8 +16,10 @@ Platform rules (stated here and in the notebook; sources where they exist):
   rule: weights are staged in host memory when loading and offloading), never below the
   platform's RAM in the source's builds;
 * disk: data scale (GB → 2 TB, TB → 4 TB, 10TB → 16 TB) plus checkpoints; the kit's rule;
-* power: GPU TDPs + 100 W for the CPU and board (Dettmers' worked example counts 100 W of CPU),
-  power supply = 1.25 × that, rounded up to 50 W (a margin for load spikes; the kit's rule).
+* power: GPU TDPs + the platform's host draw (``host_w`` in data/platforms.csv: 100 W for CPU and board
+  on a desktop or workstation, as in Dettmers' worked example; 4,600 W on a server, the NVIDIA DGX H100's
+  10.2 kW maximum system power less its 8 × 700 W GPUs), power supply = 1.25 × that, rounded up to
+  50 W (a margin for load spikes; the kit's rule).
 """
 
 from __future__ import annotations
@@ -178,7 +180,8 @@ def build_system(
         ram_note = i18n.msg("{gb:,.0f} GB of RAM added for weights in CPU memory at {price}", gb=ram - base,
                             price=per["note"])  # fmt: skip
     disk = max(DISK_TB[data_scale], float(p["disk_tb"]))
-    draw = (g.tdp_w or math.nan) * count + 100  # NaN where the vendor publishes no power figure
+    # the GPUs' board power and the platform's own draw (CPUs, board; on a server also switches, NICs, fans)
+    draw = (g.tdp_w or math.nan) * count + float(p["host_w"])  # NaN where the vendor publishes no power figure
     psu = math.nan if math.isnan(draw) else math.ceil(1.25 * draw / 50) * 50
     platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
     gpus_total = gpu_price * count if gpu_price is not None else math.nan
@@ -195,6 +198,12 @@ def build_system(
             "draws about {draw:,.0f} W, more than one household circuit carries ({circuit:,} W = 220 V × "
             "10 A, a standard Chinese socket): use two circuits or a dedicated 16 A line, or cap the cards' power",
             draw=draw, circuit=HOUSEHOLD_CIRCUIT_W,
+        ))  # fmt: skip
+    if name == "server" and not math.isnan(draw):
+        notes.append(i18n.msg(
+            "power: {count} × {tdp:g} W for the GPUs + {host:,.0f} W for the rest of the server (CPUs, switches, "
+            "network cards, fans; host_w in data/platforms.csv); for a server of PCIe cards it is an upper figure",
+            count=count, tdp=g.tdp_w, host=float(p["host_w"]),
         ))  # fmt: skip
     if g.market == "modded":
         notes.append(i18n.msg("aftermarket memory mod: no NVIDIA warranty, check the seller's"))

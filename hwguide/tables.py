@@ -16,7 +16,6 @@ from __future__ import annotations
 import datetime as _dt
 import hashlib
 import html
-import math
 import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -413,11 +412,9 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, emp
     names = table.attrs.get("columns", {})  # a guide table's machine names of its shown headers
 
     def places(column: object) -> int:
-        # whole numbers (prices, GiB that came out round) without a ".0": 30,000 not 30,000.0
-        values = table[column].dropna()
-        whole = len(values) and bool(((values - values.round()).abs() < 1e-9).all())
+        # money without decimals; other figures with ``digits`` unless whole (see fmt_for)
         money = any(word in f"{column} {names.get(column, column)}".lower() for word in ("price", "cny", "usd"))
-        return 0 if whole or money else digits
+        return 0 if money else digits
 
     lang = table.attrs.get("lang")  # a guide table says what an empty cell means; another stays blank
     if empty is not None and not isinstance(empty, str):
@@ -432,10 +429,12 @@ def style_table(table: pd.DataFrame, *, digits: int = 1, title: bool = True, emp
         return i18n.label(NO_PRICE, lang, context="value") if priced and lang in i18n.LANGUAGES else ""
 
     def fmt_for(column: object) -> Callable[[float], str]:
+        # a whole number without a ".0", each on its own: 8,000 GB/s and 700 W beside 716.8 GB/s and 62.5 W
         n, blank = places(column), empty(column)
         return lambda value: (
-            blank if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:,.{n}f}"
-        )
+            blank if value is None or pd.isna(value)
+            else f"{value:,.0f}" if abs(value - round(value)) < 1e-9 else f"{value:,.{n}f}"
+        )  # fmt: skip
 
     text = [c for c in table.columns if c not in numeric]
     styler = table.style.set_uuid(uid).hide(axis="index").format({c: fmt_for(c) for c in numeric})

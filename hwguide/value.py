@@ -384,8 +384,9 @@ def decode_name(name: str) -> dict[str, str | Message]:
                                        architecture=_LETTERS.get(letter, g.architecture))  # fmt: skip
         digits = "".join(ch for ch in words[0] if ch.isdigit())
         if g.market == "china":
-            parts["tier"] = i18n.msg("{digits}: a China-market number (A800/H800 = cut-down A100/H100; "
-                                     "H20/L20 = parts made for the Chinese market)", digits=digits)  # fmt: skip
+            parts["tier"] = i18n.msg("{digits}: a China-market number (A800 = an A100 with NVLink cut; H800 = an "
+                                     "H100 with NVLink and FP64 cut; H20/L20 = parts made for the Chinese market)",
+                                     digits=digits)  # fmt: skip
         elif digits in ("100", "200"):
             parts["tier"] = i18n.msg("{digits}: the flagship training part of its generation", digits=digits)
         else:

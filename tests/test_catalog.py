@@ -88,6 +88,15 @@ def test_published_values(name, column, value):
     assert getattr(hg.gpu(name), column) == pytest.approx(value, rel=0.002)
 
 
+def test_a_platform_says_what_it_draws_besides_its_gpus():
+    # data/platforms.csv host_w: 100 W of CPU and board on a desk (Dettmers' worked example); on a server
+    # the NVIDIA DGX H100's 10.2 kW maximum system power less its 8 × 700 W H100 SXM GPUs
+    assert hg.catalog.platform("desktop")["host_w"] == hg.catalog.platform("workstation")["host_w"] == 100
+    server = hg.catalog.platform("server")
+    assert server["host_w"] == 10_200 - 8 * hg.gpu("H100 SXM").tdp_w == 4600
+    assert "dgxh100-user-guide" in server["host_source"]
+
+
 def test_rtx_3090_has_nvlink_and_rtx_40_series_does_not():
     # The source material says the RTX 30 series dropped NVLink; the 3090 kept a bridge.
     assert hg.gpu("RTX 3090").nvlink_gbs > 0
@@ -250,7 +259,7 @@ NAMES_AND_TEXT = {"name", "aliases", "vendor", "architecture", "support", "memor
                   "name_zh", "data_scale", "cpu", "cpu_ref", "cpu_class", "socket", "launch", "engine", "version",
                   "fitted", "stack", "compute_capability", "cuda_min_version", "cuda_last_major", "pytorch_wheels",
                   "bf16", "fp8", "fp4", "flash_attention_2", "flash_attention_3", "vllm", "llama_cpp", "why_not",
-                  "chip", "gpus", "summary", "rule", "part", "attention"}  # fmt: skip
+                  "chip", "gpus", "summary", "rule", "part", "attention", "host_source"}  # fmt: skip
 
 
 @pytest.mark.parametrize("frame", CATALOG_FRAMES)

@@ -64,6 +64,12 @@ def test_build_system_rules():
     assert "blower" in str(four["notes"])
     sxm = hg.build_system("H100 SXM", 8)
     assert sxm["platform"] == "server" and not sxm["platform_priced"]
+    # a server's host draw is the platform's (data/platforms.csv host_w), not a desk's 100 W: 8 × 700 W GPUs
+    # + 4,600 W = 10,200 W, the DGX H100's maximum system power
+    assert one["power_w"] == 450 + 100 and four["power_w"] == 4 * 350 + 100
+    assert sxm["power_w"] == 10_200 and sxm["psu_w"] == math.ceil(1.25 * 10_200 / 50) * 50
+    assert "4,600 W for the rest of the server" in str(sxm["notes"])
+    assert "rest of the server" not in str(one["notes"])
     with pytest.raises(ValueError, match="data_scale"):
         hg.build_system("RTX 4090", 1, data_scale="PB")
     with pytest.raises(ValueError, match="8"):
