@@ -117,7 +117,7 @@ def outputs(path: Path) -> tuple[list[str], list[str], list[str]]:
             elif "text/html" in data:
                 text = html.unescape(re.sub(r"<[^>]+>", "\n", "".join(data["text/html"])))
                 lines += text.splitlines()
-            elif "text/plain" in data:
+            elif "text/plain" in data and not any(k.startswith("image/") for k in data):  # a chart shows its image
                 lines += "".join(data["text/plain"]).splitlines()
     return [x for x in lines if x.strip()], headers, [x for x in cells if x]
 
