@@ -183,7 +183,7 @@ def source_claims(*, currency: str = "CNY", lang: str | None = None) -> pd.DataF
     add(i18n.N_("Older GPUs have software incompatibilities."), "holds",
         i18n.msg("Not supported by today's frameworks: {platforms} ({first}: {reason}; data/support.csv, checked "
                  "{checked}). Turing still runs CUDA 13 but has no BF16 and no FlashAttention-2.",
-                 platforms=", ".join(dropped["name"]), first=first["name"], reason=first["why_not"].split(";")[0],
+                 platforms=", ".join(dropped["name"]), first=first["name"], reason=i18n.Message(first["why_not"].split(";")[0], context="why_not"),
                  checked=dropped["checked"].max()))  # fmt: skip
     # "2080 11G" is the 11 GB RTX 2080 Ti: the RTX 2080 has 8 GB
     order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080 Ti"]

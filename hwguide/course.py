@@ -126,13 +126,21 @@ def setup(lang: str = "en") -> None:
 
             set_matplotlib_formats("png")
             from pandas.io.formats.style import Styler
+            from matplotlib.figure import Figure
 
             # a Styler's default text form holds its memory address: show its title instead
             plain = get_ipython().display_formatter.formatters["text/plain"]
             plain.for_type(Styler, lambda obj, p, cycle: p.text(f"<styled table: {obj.data.attrs.get('title', '')}>"))
+            plain.for_type(Figure, _figure_text)  # "<Figure size ...>" in the reader's language
             _show_frames_labelled(get_ipython())
     except ImportError:  # plain Python: nothing to configure
         pass
+
+
+def _figure_text(fig: Any, p: Any, cycle: bool) -> None:
+    """A figure's text form (shown beside its picture), as matplotlib writes it but in the current language."""
+    width, height = fig.bbox.size
+    p.text(i18n.text("<Figure size {width:g}x{height:g} with {axes} Axes>", width=width, height=height, axes=len(fig.axes)))
 
 
 def _show_frames_labelled(shell: Any) -> None:

@@ -247,6 +247,8 @@ def labelled(frame: Any, lang: str | None = None, *, columns: bool = True) -> An
     if isinstance(out.columns, pd.MultiIndex):
         out.columns = pd.MultiIndex.from_tuples([tuple(label(part, lang) for part in c) for c in out.columns],
                                                 names=out.columns.names)  # fmt: skip
+    elif isinstance(out.columns.name, str):  # unstacked or pivoted: the columns are codes of that column
+        out.columns = names(frame.columns)
     else:
         out.columns = [label(c, lang) for c in out.columns]
     out.index = names(frame.index)
