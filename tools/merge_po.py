@@ -12,7 +12,6 @@ import json
 import sys
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,9 +22,10 @@ def main(lang: str, choices_path: str | None = None) -> None:
     choices = json.loads(Path(choices_path).read_text(encoding="utf-8")) if choices_path else {}
     main_path = folder / "hwguide.po"
     paths = [main_path] + sorted(p for p in folder.glob("*.po") if p != main_path)
-    merged = Catalog(locale=lang if lang != "zh" else "zh_Hans_CN", project="hwguide", charset="utf-8")
+    with main_path.open("rb") as f:
+        merged = read_po(f)  # its header and entries first
     conflicts = []
-    for path in paths:
+    for path in paths[1:]:
         with path.open("rb") as f:
             for entry in read_po(f):
                 if not entry.id:
