@@ -39,7 +39,8 @@ CNY USD RMB EUR FX OK NaN NA DP TP PP EP SP CP MFU BW IO SRAM L2 ALU SM SMs FMA 
 Chinchilla Megatron DeepSpeed Accelerate FlashAttention Flash SDPA ComfyUI diffusers webui Forge A1111 ISO
 CC MSRP Lambda AutoDL Tencent Alibaba Aliyun JD Taobao eBay Amazon nbval ipywidgets hwguide hg Windows macOS
 Linux Ubuntu Debian WSL vs x86 ARM x4 x8 x16 PSU SSD NVMe RAM DRAM VRAM Mac Studio Spark TB
-True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU
+True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU GFLOP kWh PUE logits it/s
+HPC GH FHFL
 """.split()
 
 
@@ -67,6 +68,14 @@ def _names() -> set[str]:
                     add(row.get(column, ""))
     for word in STANDARD:
         add(word)
+    try:  # the kit's own format, optimizer and precision names
+        from hwguide import image
+        from hwguide.memory import KV_DTYPES, OPTIMIZERS, PRECISIONS, WEIGHT_FORMATS
+
+        for name in (*WEIGHT_FORMATS, *KV_DTYPES, *OPTIMIZERS, *PRECISIONS, *image.IMAGE_FORMATS):
+            add(name)
+    except ImportError:
+        pass
     for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():  # package names
         add(re.split(r"[<>=#\s]", line.strip(), maxsplit=1)[0])
     return words
@@ -78,7 +87,9 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*")
 
 def english_words(line: str) -> list[str]:
     """The words of ``line`` that are English: Latin-letter words outside the names, units and acronyms."""
-    line = re.sub(r"https?://\S+|\S+\.(csv|json|ipynb|py|md)\b|hg\.[\w.]+\(?|\w+\(\)|\b\d\d_[a-z_]+\b", " ", line)
+    line = re.sub(r"https?://\S+|\S+\.(csv|json|ipynb|py|md|html|pdf|xlsx)\b|hg\.[\w.]+\(?|\w+\(\)|\b\d\d_[a-z_]+\b"
+                  r"|\b[a-z]{2,4}-\d+\b|[\w.-]+\.(com|co|org|io|cn)\b(/[\w./-]*)?|<[!/]?\w+[^>]*>|\b\w+=\S*",
+                  " ", line)  # file names, code, row ids (inf-13), domains, HTML tags, arguments (cpu_moe=all)
     out = []
     for word in WORD.findall(line):
         key = word.lower().strip(".-_+")

@@ -420,7 +420,7 @@ def recommend(
                 rows += [_unsupported(card, count, support) for count in counts]
                 continue
             warning = i18n.msg("Warning: {card} ({platform}) is tried although {why_not}.", card=card.name,
-                               platform=support["name"], why_not=support["why_not"])  # fmt: skip
+                               platform=support["name"], why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
             need["assumptions"].append(warning)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price", ""))
@@ -567,7 +567,7 @@ def _unsupported(card: GPU, count: int, support: Mapping[str, Any]) -> dict[str,
     """The failed row of a card whose platform today's frameworks have dropped (data/support.csv)."""
     why = i18n.msg("unsupported: {platform} — {why_not} (data/support.csv, checked {checked}; "
                    "recommend(..., allow_unsupported=True) tries it anyway)", platform=support["name"],
-                   why_not=support["why_not"], checked=support["checked"])  # fmt: skip
+                   why_not=i18n.Message(support["why_not"], context="why_not"), checked=support["checked"])  # fmt: skip
     return {"gpu": card.name, "gpus": count, "status": "unsupported", "problems": ("unsupported",),
             "why": _joined([why]), "score": math.nan}  # fmt: skip
 
