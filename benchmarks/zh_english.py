@@ -39,7 +39,7 @@ CNY USD RMB EUR FX OK NaN NA DP TP PP EP SP CP MFU BW IO SRAM L2 ALU SM SMs FMA 
 Chinchilla Megatron DeepSpeed Accelerate FlashAttention Flash SDPA ComfyUI diffusers webui Forge A1111 ISO
 CC MSRP Lambda AutoDL Tencent Alibaba Aliyun JD Taobao eBay Amazon nbval ipywidgets hwguide hg Windows macOS
 Linux Ubuntu Debian WSL vs x86 ARM x4 x8 x16 PSU SSD NVMe RAM DRAM VRAM Mac Studio Spark TB
-True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU
+True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU BTU
 """.split()
 
 
