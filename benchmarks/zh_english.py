@@ -40,7 +40,7 @@ Chinchilla Megatron DeepSpeed Accelerate FlashAttention Flash SDPA ComfyUI diffu
 CC MSRP Lambda AutoDL Tencent Alibaba Aliyun JD Taobao eBay Amazon nbval ipywidgets hwguide hg Windows macOS
 Linux Ubuntu Debian WSL vs x86 ARM x4 x8 x16 PSU SSD NVMe RAM DRAM VRAM Mac Studio Spark TB
 True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU GFLOP kWh PUE logits it/s
-HPC GH FHFL
+HPC GH FHFL BTU
 """.split()
 
 

@@ -6,8 +6,8 @@ loudly with the file, the row and the column named; nothing becomes a silent NaN
 
 Public functions:
 
-* :func:`gpus`, :func:`models`, :func:`prices`, :func:`interconnects`, :func:`scenarios`
-  return :class:`pandas.DataFrame` copies of the tables;
+* :func:`gpus`, :func:`models`, :func:`prices`, :func:`interconnects`, :func:`scenarios`,
+  :func:`mig_profiles` return :class:`pandas.DataFrame` copies of the tables;
 * :func:`gpu` and :func:`model` look one entry up by name (case, spaces, hyphens and vendor
   prefixes ignored; aliases known) and return a frozen record.
 """
@@ -53,6 +53,7 @@ __all__ = [
     "lookup_engine",
     "lookup_gpu",
     "lookup_model",
+    "mig_profiles",
     "model",
     "models",
     "platform",
@@ -406,6 +407,16 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "checked": DATE,
         "notes": Col(),
     },
+    "mig_profiles": {
+        "card": REQ,
+        "gpus": REQ,
+        "profile": Col(required=True),
+        "memory_gb": Col("float", required=True, positive=True),
+        "max_instances": Col("int", required=True, low=1, high=7),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
     "glossary": {
         "en": REQ,
         "zh": REQ,
@@ -712,7 +723,7 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
                 raise DataError(i18n.msg("{file}, row {line} ({name}), column 'memory_gbs': {gbs} is not channels × "
                                          "MT/s × 8 bytes = {expected:.1f} GB/s", file=label, line=line, name=name,
                                          gbs=gbs, expected=ch * mts * 8 / 1000))  # fmt: skip
-    if kind == "export_controls":
+    if kind in ("export_controls", "mig_profiles"):
         known = set(_table("gpus")["name"])
         for line, cards in zip(lines, frame["gpus"]):
             for name in cards.split(";"):
@@ -992,6 +1003,29 @@ def platforms() -> pd.DataFrame:
 def engines() -> pd.DataFrame:
     """Inference and training engines with their runtime constants and fitted speed factors."""
     return _table("engines").copy()
+
+
+def mig_profiles(card: str | GPU | None = None) -> pd.DataFrame:
+    """Multi-Instance GPU profiles (data/mig_profiles.csv): how a data-centre GPU is cut into isolated slices.
+
+    One row per card and profile: ``profile`` (``1g.10gb``: one compute slice, about 10 GB),
+    ``memory_gb`` (the nominal GB in the name; CUDA sees a little less), ``max_instances`` (most of
+    that profile on one GPU), the ``gpus`` of the catalog it applies to, ``source`` and ``checked``.
+    ``card`` (a name or alias of :func:`gpus`) keeps that card's rows; a card without MIG (every
+    GeForce card, L40S, ...) raises ValueError naming the cards that have it.
+    """
+    table = _whole_as_int(_table("mig_profiles").copy())
+    if card is None:
+        return table
+    g = lookup_gpu(card, "card")
+    mine = table["gpus"].map(lambda names: g.name in [n.strip() for n in names.split(";")])
+    if not mine.any():
+        cards = list(dict.fromkeys(n.strip() for names in table["gpus"] for n in names.split(";")))
+        raise ValueError(i18n.msg("card={card!r}: {name} has no MIG profiles in data/mig_profiles.csv (NVIDIA "
+                                  "supports MIG only on the data-centre and RTX PRO cards of its list). Cards with "
+                                  "MIG: {cards}", card=card if isinstance(card, str) else g.name, name=g.name,
+                                  cards=", ".join(cards)))  # fmt: skip
+    return table[mine].reset_index(drop=True)
 
 
 def scenarios() -> pd.DataFrame:

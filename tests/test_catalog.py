@@ -320,3 +320,47 @@ def test_argument_errors_keep_their_english_and_read_in_chinese():
         assert CJK.search(chinese) and chinese != english, chinese
     with pytest.raises(ValueError, match="Did you mean en"):
         checks.choice("e", "lang", ("en", "zh"))
+
+
+def test_mig_profiles_of_a_card_are_the_published_ones():
+    # data/mig_profiles.csv, from NVIDIA's mig-parted config-default.yaml (H100 80GB) and MIG user guide (A30)
+    h100 = hg.mig_profiles("H100 SXM")
+    assert dict(zip(h100["profile"], h100["max_instances"])) == {
+        "1g.10gb": 7, "1g.20gb": 4, "2g.20gb": 3, "3g.40gb": 2, "4g.40gb": 1, "7g.80gb": 1}  # fmt: skip
+    a30 = hg.mig_profiles("a30")  # any name or alias of the catalog
+    assert list(a30["profile"]) == ["1g.6gb", "2g.12gb", "4g.24gb"] and list(a30["memory_gb"]) == [6, 12, 24]
+    h200 = hg.mig_profiles("H200 NVL").set_index("profile")
+    assert h200.loc["1g.18gb", "max_instances"] == 7 and h200.loc["7g.141gb", "memory_gb"] == 141
+    pro = hg.mig_profiles("RTX PRO 6000")
+    assert dict(zip(pro["profile"], pro["max_instances"])) == {"1g.24gb": 4, "2g.48gb": 2, "4g.96gb": 1}
+
+
+def test_mig_profiles_cover_every_row_and_are_sourced_and_dated():
+    table = hg.mig_profiles()
+    assert len(table) == 47
+    assert table["source"].str.startswith("https://").all() and table["checked"].notna().all()
+    assert table.loc[table["gpus"] == "B200", "memory_gb"].max() == 180
+    # the largest profile is the whole GPU: its name gives the card's memory (smaller names are rounded:
+    # the H100 NVL's 4 × 1g.24gb name 96 GB of its 94)
+    for gpus, rows in table.groupby("gpus"):
+        for name in gpus.split(";"):
+            assert rows["memory_gb"].max() == hg.gpu(name).memory_gib, name
+    # the H20's counts are inferred, and the rows say so
+    assert table.loc[table["gpus"] == "H20", "notes"].str.startswith("INFERRED").all()
+
+
+def test_a_card_without_mig_names_the_argument_and_the_cards_that_have_it():
+    with pytest.raises(ValueError) as err:
+        hg.mig_profiles("RTX 4090")
+    text = str(err.value)
+    assert text.startswith("card='RTX 4090': RTX 4090 has no MIG profiles")
+    assert "A100 SXM4 80GB" in text and "H200 SXM" in text and "RTX PRO 6000 Blackwell" in text
+    assert "L40S" not in text.split("Cards with MIG:")[1]
+    hg.setup(lang="zh")
+    try:
+        chinese = str(err.value)
+    finally:
+        hg.setup(lang="en")
+    assert CJK.search(chinese) and "card='RTX 4090'" in chinese
+    with pytest.raises(LookupError, match="card="):
+        hg.mig_profiles("RTX 4095")
