@@ -392,7 +392,7 @@ def decode_name(name: str) -> dict[str, str | Message]:
         else:
             parts["tier"] = i18n.msg("{digits}: a smaller inference / graphics part of its generation", digits=digits)
     if g.form_factor:
-        parts["form_factor"] = g.form_factor
+        parts["form_factor"] = Message(g.form_factor, context="form_factor")  # its words in the catalog
     parts["market"] = Message(_MARKETS[g.market])
     return parts
 

@@ -383,3 +383,18 @@ def test_results_for_other_inputs_are_chinese_too(report):
     lines = _working_lines(text)
     assert all(CJK.search(line) for line in lines), [line for line in lines if not CJK.search(line)]
     assert not english(text), english(text)
+
+
+def test_the_api_answers_in_chinese():
+    """Issue 25's second target: with the language set to Chinese, at most 1 line in 10 of what the planner,
+    the memory and training-time results, compare(), decode_name(), source_claims(), build_system() and
+    export_status() say carries English words (names, units and acronyms aside; benchmarks/zh_english.py)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "zh_english.py"
+    spec = importlib.util.spec_from_file_location("zh_english", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    english, lines = module.api_share()
+    assert lines > 300 and english / lines <= 0.10, f"{english} of {lines} lines carry English"
