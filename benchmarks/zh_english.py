@@ -184,9 +184,6 @@ def main() -> None:
                     shown += 1
 
 
-if __name__ == "__main__":
-    main()
-
 
 def api_lines() -> list[str]:
     """What the public API says in Chinese, line by line: the planner's builds and failures, memory and
@@ -228,3 +225,7 @@ def api_share() -> tuple[int, int]:
     """(lines with English words, lines) of :func:`api_lines`."""
     lines = api_lines()
     return sum(bool(english_words(x)) for x in lines), len(lines)
+
+
+if __name__ == "__main__":
+    main()
