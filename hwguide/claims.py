@@ -160,7 +160,7 @@ def source_claims(*, currency: str = "CNY", lang: str | None = None) -> pd.DataF
                  currency=i18n.Message(currency, context="currency"), score_3090=per_yuan["RTX 3090"],
                  price_3090=priced("RTX 3090"), score_4090=per_yuan["RTX 4090"], price_4090=priced("RTX 4090"),
                  ratio=ratio))  # fmt: skip
-    grads = weights_bytes("Llama-2-7B", "fp16")  # one 16-bit gradient per parameter, as notebooks 01 and 02 use
+    grads = weights_bytes("Llama-2-7B", "fp16")  # one 16-bit gradient per parameter, as notebooks 01, 02 and 07 use
     pcie, nvlink = (allreduce_seconds(grads, gpus=8, link=link) for link in ("PCIe 4.0 x16", "NVLink 3 (A100 SXM4)"))
     add(i18n.N_("Single cards ignore multi-card losses; in clusters the A100/H100 remain first."), "holds with caveats",
         i18n.msg("One all-reduce of Llama-2-7B's fp16 gradients over 8 GPUs takes {pcie:.2f} s over PCIe 4.0 (consumer "

@@ -122,42 +122,42 @@ SOLVERS: dict[str, Callable[[], Any]] = {
     "01.2": lambda: _hg().gpu("H100 SXM").fp8_tflops,
     "01.3": lambda: max(["RTX 4090", "RTX A6000"], key=lambda c: _hg().gpu(c).fp16_tflops),
     "02.1": lambda: _hg().gpu("RTX 4090").fp16_tflops / _hg().gpu("RTX 3090").fp16_tflops,
-    "02.2": lambda: _fastest(["RTX 4090", "A100 SXM4 80GB"], "Llama-3.1-8B", "fp16"),
-    "02.3": lambda: _hg().gpu("A800 SXM4 80GB").nvlink_gbs,
+    "07.1": lambda: _fastest(["RTX 4090", "A100 SXM4 80GB"], "Llama-3.1-8B", "fp16"),
+    "02.2": lambda: _hg().gpu("A800 SXM4 80GB").nvlink_gbs,
     "03.1": lambda: _hg().kv_cache_bytes("Qwen2.5-7B", 32768) / 2**30,
     "03.2": lambda: _hg().weights_bytes("Llama-2-70B", "Q4_K_M") / 2**30,
     "04.1": lambda: _model_states_gib(_hg().training_memory("Llama-2-13B", gpus=8, zero=3)),
     "04.2": lambda: _hg().lora_params("Llama-2-7B", rank=8, targets=["q_proj", "v_proj"]),
     "05.1": lambda: _hg().decode_tokens_per_s("Llama-2-7B", "RTX 3090", weights="Q4_0", context=128),
-    "05.2": lambda: _hg().training_time(1e9, "A100 SXM4 80GB", tokens=20e9, mfu=0.4).gpu_hours,
-    "05.3": lambda: _hg().break_even_days(15000, cloud_hourly=2.0, utilization=0.5, power_w=450,
+    "06.1": lambda: _hg().training_time(1e9, "A100 SXM4 80GB", tokens=20e9, mfu=0.4).gpu_hours,
+    "06.2": lambda: _hg().break_even_days(15000, cloud_hourly=2.0, utilization=0.5, power_w=450,
                                           electricity_price=0.6),
-    "06.1": lambda: _hg().inference_memory("Llama-2-70B", weights="fp16", batch=100, context=4096, engine="vllm",
+    "08.1": lambda: _hg().inference_memory("Llama-2-70B", weights="fp16", batch=100, context=4096, engine="vllm",
                                            gpus=4).per_gpu_gib,
-    "07.1": lambda: _hg().recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4, tokens_per_s=20),
+    "09.1": lambda: _hg().recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4, tokens_per_s=20),
                                     budget=30000).builds.iloc[0]["gpu"],
-    "08.1": lambda: _hg().guide_tables("zh")[1].attrs["title"],
+    "10.1": lambda: _hg().guide_tables("zh")[1].attrs["title"],
     # beyond look-ups: compute and predict
     "00.3": lambda: _fastest(["RTX 4060 Ti 16GB", "RTX 2080 Ti 22GB"], "Llama-3.1-8B", "Q4_K_M"),
     "01.4": lambda: _hg().arithmetic_intensity("Llama-3.1-8B", "decode", batch=1, context=4096)
                     / _hg().roofline("RTX 4090", "fp16")["ridge_flops_per_byte"],
     "01.5": lambda: _fastest(["L40S", "RTX 4090"], "Llama-3.1-8B", "fp16"),
     "01.6": lambda: _allreduce_8_gpus("Llama-3.1-8B", link="PCIe 4.0 x16"),
-    "02.4": lambda: _hg().rank_gpus("inference", cards=["H20", "H100 SXM"]).iloc[0]["gpu"],
-    "02.5": lambda: _allreduce_8_gpus("Llama-2-7B", card="A800 SXM4 80GB")
+    "07.2": lambda: _hg().rank_gpus("inference", cards=["H20", "H100 SXM"]).iloc[0]["gpu"],
+    "02.3": lambda: _allreduce_8_gpus("Llama-2-7B", card="A800 SXM4 80GB")
                     / _allreduce_8_gpus("Llama-2-7B", card="A100 SXM4 80GB"),
     "03.3": lambda: _hg().kv_cache_bytes("Llama-2-7B", 4096, batch=4) / 2**30,
     "03.4": lambda: _hg().kv_cache_bytes("Mistral-7B-Instruct-v0.2", 32768) / _hg().kv_cache_bytes("Mistral-7B", 32768),
     "04.3": lambda: _hg().finetune_memory("Qwen2.5-14B", method="lora", recompute="full").fits("RTX 4090"),
     "04.4": lambda: _hg().finetune_memory("Llama-3.1-8B", method="full").per_gpu["optimizer_states"] / 2**30,
-    "05.4": lambda: _first_token_sooner(["T4", "L4"], "Llama-3.1-8B", 2048, "Q4_K_M"),
-    "05.5": lambda: _fixed_ms_per_token("llama.cpp", "Llama-3.1-8B"),
-    "06.2": lambda: _hg().finetune_memory("Qwen2.5-14B", method="lora", gpus=2, zero=3, recompute="none")
+    "05.2": lambda: _first_token_sooner(["T4", "L4"], "Llama-3.1-8B", 2048, "Q4_K_M"),
+    "05.3": lambda: _fixed_ms_per_token("llama.cpp", "Llama-3.1-8B"),
+    "08.2": lambda: _hg().finetune_memory("Qwen2.5-14B", method="lora", gpus=2, zero=3, recompute="none")
                     .fits("RTX 2080 Ti 22GB"),
-    "06.3": lambda: _hg().build_system("L20", 4)["gpu_memory_gib"] - _hg().build_system("A100 PCIe 40GB", 4)[
+    "08.3": lambda: _hg().build_system("L20", 4)["gpu_memory_gib"] - _hg().build_system("A100 PCIe 40GB", 4)[
                     "gpu_memory_gib"],
-    "07.2": lambda: _hg().host_link("RTX 2080 Ti 22GB", 4, cpu="Intel Core i5-12400")["per_direction_gbs"],
-    "07.3": lambda: _hg().build_system("RTX 4090", 2)["psu_w"],
+    "09.2": lambda: _hg().host_link("RTX 2080 Ti 22GB", 4, cpu="Intel Core i5-12400")["per_direction_gbs"],
+    "09.3": lambda: _hg().build_system("RTX 4090", 2)["psu_w"],
 }  # fmt: skip
 
 

@@ -35,7 +35,7 @@ def test_every_exercise_has_both_languages(exercise_id):
     for part in (ex.question, ex.hint, ex.explanation):
         assert part["en"].strip() and part["zh"].strip()
         assert CJK.search(part["zh"]), f"{exercise_id}: the Chinese text has no Chinese"
-        assert not CJK.search(part["en"]) or exercise_id == "08.1", f"{exercise_id}: Chinese in the English text"
+        assert not CJK.search(part["en"]) or exercise_id == "10.1", f"{exercise_id}: Chinese in the English text"
         assert "CNY" not in part["zh"], f"{exercise_id}: Chinese prose writes 元, not CNY"
     assert exercises.question(exercise_id, lang="en").startswith(ex.question["en"])
     assert exercises.question(exercise_id, lang="zh").startswith(ex.question["zh"])
@@ -112,15 +112,15 @@ def test_check_speaks_the_language():
 
 
 def test_check_prints_in_a_script_and_returns_one_verdict(capsys):
-    right = exercises.check("02.2", "a100-sxm4-80gb")
-    assert right and right.checked and repr(right) == "02.2: right."
-    assert capsys.readouterr().out == "02.2: right.\n"
-    wrong = exercises.check("02.2", "RTX 3090", show=False)
+    right = exercises.check("07.1", "a100-sxm4-80gb")
+    assert right and right.checked and repr(right) == "07.1: right."
+    assert capsys.readouterr().out == "07.1: right.\n"
+    wrong = exercises.check("07.1", "RTX 3090", show=False)
     assert not wrong and "Hint" in repr(wrong) and capsys.readouterr().out == ""
 
 
 def test_names_accept_aliases_yes_no_both_languages_and_unknown_ids_suggest():
-    assert exercises.check("02.2", "a100-sxm4-80gb", show=False)
+    assert exercises.check("07.1", "a100-sxm4-80gb", show=False)
     assert not exercises.answer("04.3")  # a 14B base in bf16 does not fit 24 GiB
     for no in ("no", "No.", "否", "不能", False):
         assert exercises.check("04.3", no, show=False), no
@@ -152,14 +152,14 @@ def test_numeric_answers_are_computed_by_the_package():
     assert exercises.answer("04.4") == pytest.approx(8 * hg.param_count("Llama-3.1-8B") / 2**30)
     assert exercises.answer("02.1") == pytest.approx(hg.gpu("RTX 4090").fp16_tflops / hg.gpu("RTX 3090").fp16_tflops)
     assert exercises.answer("03.4") == pytest.approx(32768 / 4096)  # Mistral-7B's window: 4,096 tokens
-    assert exercises.answer("07.3") == hg.build_system("RTX 4090", 2)["psu_w"] == 1250  # 1.25 × (2 × 450 + 100) W
-    assert exercises.answer("07.2") == pytest.approx(15.75 * 4 / 16)  # 20 lanes / 4 cards -> x4, the card's PCIe 3.0
+    assert exercises.answer("09.3") == hg.build_system("RTX 4090", 2)["psu_w"] == 1250  # 1.25 × (2 × 450 + 100) W
+    assert exercises.answer("09.2") == pytest.approx(15.75 * 4 / 16)  # 20 lanes / 4 cards -> x4, the card's PCIe 3.0
     gradients = hg.weights_bytes("Llama-3.1-8B", "fp16")
     assert exercises.answer("01.6") == pytest.approx(hg.speed.allreduce_seconds(gradients, gpus=8, link="PCIe 4.0 x16"))
     memory = hg.inference_memory("Llama-2-70B", weights="fp16", batch=100, context=4096, engine="vllm", gpus=4)
-    assert exercises.answer("06.1") == pytest.approx(memory.per_gpu_gib)
+    assert exercises.answer("08.1") == pytest.approx(memory.per_gpu_gib)
     engine = hg.engine("llama.cpp")
-    assert exercises.answer("05.5") == pytest.approx((engine.step_us + 32 * engine.layer_us) / 1000)
+    assert exercises.answer("05.3") == pytest.approx((engine.step_us + 32 * engine.layer_us) / 1000)
 
 
 def test_answers_follow_the_package_not_a_typed_number(monkeypatch):
