@@ -83,7 +83,7 @@ def test_show_follows_the_language_of_setup(capsys):
         exercises.show("04")
         assert "04.1 · 算一算：" in capsys.readouterr().out
         predict = exercises.question("04.3")
-        assert "写下你的猜测，然后运行：" in predict and exercises.EXERCISES["04.3"].run in predict
+        assert "先写下你的猜测，再运行：" in predict and exercises.EXERCISES["04.3"].run in predict
     finally:
         i18n.set_language("en")
     exercises.show("4")  # a number or a notebook's file name works too

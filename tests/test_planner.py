@@ -247,7 +247,7 @@ def _english_words(text, *names):
     """The English words left in a Chinese text, once the names of cards, links and models are taken out."""
     for name in names:
         text = text.replace(str(name), "")
-    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"GiB", "PCIe", "NVLink", "token", "lora", "CUDA", "FlashAttention", "GPU", "PyTorch", "vLLM"}
+    return set(re.findall(r"[A-Za-z]{3,}", text)) - {"GiB", "PCIe", "NVLink", "token", "tokens", "lora", "CUDA", "FlashAttention", "GPU", "PyTorch", "vLLM"}
 
 
 def test_planner_statuses_are_codes_and_reasons_read_as_chinese():
@@ -279,7 +279,7 @@ def test_planner_statuses_are_codes_and_reasons_read_as_chinese():
         assert not _english_words(chinese, *names), chinese
     best = plan.builds.iloc[0]
     assert f"{best['gpus']} × {best['gpu']} hold" in best["why"].render("en")
-    assert "放得下，还余" in best["why"].render("zh") and "元" in best["why"].render("zh")
+    assert "装得下，还余" in best["why"].render("zh") and "元" in best["why"].render("zh")
     over = plan.failed[plan.failed["status"] == "over_budget"].iloc[0]["why"].render("zh")
     assert over.startswith("超出预算：") and over.count("元") == 2 and "CNY" not in over
     with hg.i18n.using("zh"):

@@ -78,5 +78,5 @@ def test_the_printed_report_reads_in_the_readers_language(report):
     assert english.startswith("hwguide accuracy against published measurements") and " median " in english
     hg.setup(lang="zh")
     chinese = printed(report)
-    assert chinese.startswith("hwguide 与公开实测数据") and "中位数" in chinese and " median " not in chinese
+    assert chinese.startswith("hwguide 对照公开实测数据") and "中位数" in chinese and " median " not in chinese
     assert len(chinese.splitlines()) == len(english.splitlines())
