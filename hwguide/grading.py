@@ -36,6 +36,14 @@ def judge_answer(exercise_id: str, given: Any) -> Any:
     return judge(exercise_id, given)
 
 
+def _exercise_id(header: Any) -> str:
+    """A header as an exercise id: spreadsheets turn a typed 03.1 into the number 3.1, so "3.1" reads as
+    "03.1" (an id such as 03.10 cannot be told from 03.1 once a spreadsheet made it a number)."""
+    text = str(header).strip()
+    found = re.fullmatch(r"(\d{1,2})\.(\d+)", text)
+    return f"{int(found.group(1)):02d}.{found.group(2)}" if found else text
+
+
 def read_answers(path: str | os.PathLike[str]) -> pd.DataFrame:
     """A class's answers from a CSV (UTF-8, with or without BOM, or GBK as Excel in China saves it) or an
     XLSX file: indexed by student, one column per exercise id, every cell as text."""
@@ -50,7 +58,7 @@ def read_answers(path: str | os.PathLike[str]) -> pd.DataFrame:
             frame = pd.read_csv(path, dtype=str, encoding="utf-8-sig", keep_default_na=False)
         except UnicodeDecodeError:
             frame = pd.read_csv(path, dtype=str, encoding="gbk", keep_default_na=False)
-    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.columns = [_exercise_id(c) for c in frame.columns]
     from .answers import student_columns
 
     names = student_columns()

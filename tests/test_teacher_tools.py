@@ -55,6 +55,12 @@ def test_grading_a_class_gives_points_by_the_key(tmp_path):
     assert summary.loc["03.1", "commonest_slip"] == "half"
 
 
+def test_grading_reads_an_id_a_spreadsheet_made_a_number(tmp_path):
+    path = tmp_path / "class.xlsx"
+    pd.DataFrame({"学号": ["s1"], 3.1: ["1.75"]}).to_excel(path, index=False)  # Excel keeps 03.1 as 3.1
+    assert list(grading.read_answers(path).columns) == ["03.1"]
+
+
 def test_grading_reads_excel_and_gbk_and_writes_all_or_nothing(tmp_path):
     table = pd.DataFrame({"姓名": ["张三"], "03.1": ["1.75"]})
     table.to_excel(tmp_path / "a.xlsx", index=False)
