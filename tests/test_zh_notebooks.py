@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from zh_pairs import SETUP_ZH, english_notebooks, structure_key, twin
+from zh_pairs import SETUP_ZH, ZH, english_notebooks, structure_key, twin
 
 PAIRS = [(en, twin(en)) for en in english_notebooks()]
 MARKERS = re.compile(r"#\s*(NBVAL_\w+)")
@@ -96,3 +96,24 @@ def test_what_the_chinese_course_prints_is_chinese():
     lines = sum(r["english_lines"] for r in result.values()) / sum(r["lines"] for r in result.values())
     headers = sum(r["english_headers"] for r in result.values()) / sum(r["headers"] for r in result.values())
     assert lines <= 0.05 and headers <= 0.05, f"English in the Chinese course: {lines:.1%} of lines, {headers:.1%} of headers"
+
+
+LESSONS = sorted(ZH.glob("[0-9][0-9]_*.ipynb"))
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_a_lesson_fits_one_class(lesson):
+    """At most 5,000 Chinese characters of prose per lesson: what a 45-minute class covers."""
+    prose = "".join(_source(c) for c in _cells(lesson, "markdown"))
+    count = len(re.findall(r"[\u4e00-\u9fff]", prose))
+    assert count <= 5000, f"{lesson.name}: {count} Chinese characters of prose"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda p: p.name)
+def test_every_lesson_has_a_teachers_plan_in_both_languages(lesson):
+    root = lesson.parents[2]
+    for lang in ("zh", "en"):
+        plan = root / "teacher" / lang / f"{lesson.stem}.md"
+        assert plan.is_file(), f"no lesson plan {plan.relative_to(root)}"
+        text = plan.read_text(encoding="utf-8")
+        assert "45" in text and ("导入" in text if lang == "zh" else "minutes" in text.lower())
