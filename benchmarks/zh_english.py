@@ -44,7 +44,7 @@ CC MSRP Lambda AutoDL Tencent Alibaba Aliyun JD Taobao eBay Amazon nbval ipywidg
 Linux Ubuntu Debian WSL vs x86 ARM x4 x8 x16 PSU SSD NVMe RAM DRAM VRAM Mac Studio Spark TB
 True False None all-reduce TTFT bit oneAPI CANN Metal SynapseAI WMMA OCP FNUZ MPS vGPU GFLOP kWh PUE logits it/s
 HPC GH FHFL BTU gate up all-linear nf4-dq q_proj v_proj PEFT DDP PaLM log-softmax
-""".split()
+""".split()  # noqa: SIM905 (a word list reads better as text)
 
 
 def _names() -> set[str]:
@@ -90,9 +90,12 @@ WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.+\-]*")
 
 def english_words(line: str) -> list[str]:
     """The words of ``line`` that are English: Latin-letter words outside the names, units and acronyms."""
-    line = re.sub(r"https?://\S+|\S+\.(csv|json|ipynb|py|md|html|pdf|xlsx)\b|hg\.[\w.]+\(?|\b\w+\([^)]*\)?|\b\d\d_[a-z_]+\b"
-                  r"|\b[a-z]{2,4}-\d+\b|[\w.-]+\.(com|co|org|io|cn)\b(/[\w./-]*)?|<[!/]?\w+[^>]*>|\b\w+=\S*",
-                  " ", line)  # file names, code, row ids (inf-13), domains, HTML tags, arguments (cpu_moe=all)
+    line = re.sub(
+        r"https?://\S+|\S+\.(csv|json|ipynb|py|md|html|pdf|xlsx)\b|hg\.[\w.]+\(?|\b\w+\([^)]*\)?|\b\d\d_[a-z_]+\b"
+        r"|\b[a-z]{2,4}-\d+\b|[\w.-]+\.(com|co|org|io|cn)\b(/[\w./-]*)?|<[!/]?\w+[^>]*>|\b\w+=\S*",
+        " ",
+        line,
+    )  # file names, code, row ids (inf-13), domains, HTML tags, arguments (cpu_moe=all)
     out = []
     for word in WORD.findall(line):
         key = word.lower().strip(".-_+")
@@ -101,7 +104,8 @@ def english_words(line: str) -> list[str]:
             continue
         if any(part in ALLOWED for part in re.split(r"[-_.+]", key) if part) and all(
             part in ALLOWED or not re.sub(r"[^a-z]", "", part) or len(re.sub(r"[^a-z]", "", part)) < 2
-            for part in re.split(r"[-_.+]", key) if part
+            for part in re.split(r"[-_.+]", key)
+            if part
         ):
             continue
         out.append(word)
@@ -166,13 +170,17 @@ def main() -> None:
     keys = ("lines", "english_lines", "headers", "english_headers", "cells", "english_cells")
     total = {k: sum(r[k] for r in result.values()) for k in keys}
     for name, r in result.items():
-        print(f"{name:48} lines {r['english_lines']:4}/{r['lines']:<5} headers {r['english_headers']:4}/"
-              f"{r['headers']:<5} table cells {r['english_cells']:4}/{r['cells']}")
+        print(
+            f"{name:48} lines {r['english_lines']:4}/{r['lines']:<5} headers {r['english_headers']:4}/"
+            f"{r['headers']:<5} table cells {r['english_cells']:4}/{r['cells']}"
+        )
     share_l = total["english_lines"] / max(total["lines"], 1)
     share_h = total["english_headers"] / max(total["headers"], 1)
-    print(f"{'all':48} lines {total['english_lines']}/{total['lines']} = {share_l:.1%}   "
-          f"headers {total['english_headers']}/{total['headers']} = {share_h:.1%}   table cells "
-          f"{total['english_cells']}/{total['cells']} = {total['english_cells'] / max(total['cells'], 1):.1%}")
+    print(
+        f"{'all':48} lines {total['english_lines']}/{total['lines']} = {share_l:.1%}   "
+        f"headers {total['english_headers']}/{total['headers']} = {share_h:.1%}   table cells "
+        f"{total['english_cells']}/{total['cells']} = {total['english_cells'] / max(total['cells'], 1):.1%}"
+    )
     if args.show:
         shown = 0
         for path in paths:
@@ -182,7 +190,6 @@ def main() -> None:
                 if words and shown < args.show:
                     print(f"{path.name}: {x[:140]!r}  <- {words[:5]}")
                     shown += 1
-
 
 
 def api_lines() -> list[str]:

@@ -35,6 +35,8 @@ UNITS: dict[str, tuple[str, float]] = {
     "CNY": ("cny", 1.0), "USD": ("usd", 1.0),
     "%": ("share", 0.01),
 }  # fmt: skip
+
+
 @functools.cache
 def _words() -> dict[str, Any]:
     """How learners write units, multipliers, yes/no and "about", in either language: data/answer_words.csv."""
@@ -127,7 +129,7 @@ def parse(text: Any) -> Answer:
     if not found or not (found.group(1) or found.group(2)):
         return Answer()
     literal = found.group(0)
-    rest = words[found.end():].strip()
+    rest = words[found.end() :].strip()
     try:
         number = Decimal(literal.replace(",", "").replace("，", "").replace("−", "-"))
     except InvalidOperation:
@@ -140,7 +142,7 @@ def parse(text: Any) -> Answer:
     if rest in ("B", "M", "b", "bn") or (rest and unit is None):  # 7B, 1.5M: multipliers, not bytes or MB
         multipliers = vocabulary["multiplier"]
         for word in sorted(multipliers, key=len, reverse=True):
-            follows = rest[len(word):].strip()
+            follows = rest[len(word) :].strip()
             if rest.startswith(word) and (not follows or _unit(follows)):
                 multiplier, unit, decimals = multipliers[word], _unit(follows) if follows else None, None
                 rest = ""
@@ -191,7 +193,8 @@ def judge(given: Any, expected: Any, *, unit: str | None = None, tolerance: floa
         if dim_given != dim_asked:
             return Judgement("wrong", "wrong_unit", value)
         value = value * size_given / size_asked
-        answer = dataclasses.replace(answer, value=value, decimals=None if size_given != size_asked else answer.decimals)
+        decimals = None if size_given != size_asked else answer.decimals
+        answer = dataclasses.replace(answer, value=value, decimals=decimals)
     expected = float(expected)
 
     def near(x: float) -> bool:

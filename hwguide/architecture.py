@@ -184,8 +184,13 @@ class Model:
             return kind
         if self.sliding_window_layers == self.layers:
             return i18n.msg("{attention} + sliding window {window}", attention=kind, window=self.sliding_window)
-        return i18n.msg("{attention} + sliding window {window} on {window_layers} of {layers} layers", attention=kind,
-                        window=self.sliding_window, window_layers=self.sliding_window_layers, layers=self.layers)
+        return i18n.msg(
+            "{attention} + sliding window {window} on {window_layers} of {layers} layers",
+            attention=kind,
+            window=self.sliding_window,
+            window_layers=self.sliding_window_layers,
+            layers=self.layers,
+        )
 
 
 def _show(value: Any) -> str | i18n.Message:
@@ -305,8 +310,13 @@ def _sliding(config: Mapping[str, Any], model_type: str, layers: int, label: str
     layer_types = _layer_list(config, "layer_types", label)
     if layer_types and (len(layer_types) != layers or not all(isinstance(t, str) for t in layer_types)):
         raise ValueError(
-            i18n.msg("{label}: layer_types must list one attention type (a string) per layer, {layers:,} in all, "
-                     "not {value}", label=label, layers=layers, value=_show(layer_types))
+            i18n.msg(
+                "{label}: layer_types must list one attention type (a string) per layer, {layers:,} in all, "
+                "not {value}",
+                label=label,
+                layers=layers,
+                value=_show(layer_types),
+            )
         )
     if window is None or use is False:
         return None, 0
@@ -452,8 +462,14 @@ def from_hf_config(
     kv_heads = _optional(data, kv_key, label, "kv_heads", high=heads) or heads
     if heads % kv_heads:
         raise ValueError(
-            i18n.msg("{label}: {heads_key}={heads} attention heads do not divide into {kv_key}={kv_heads} KV heads",
-                     label=label, heads_key=heads_key, heads=heads, kv_key=kv_key, kv_heads=kv_heads)
+            i18n.msg(
+                "{label}: {heads_key}={heads} attention heads do not divide into {kv_key}={kv_heads} KV heads",
+                label=label,
+                heads_key=heads_key,
+                heads=heads,
+                kv_key=kv_key,
+                kv_heads=kv_heads,
+            )
         )
     nope = _optional(data, "qk_nope_head_dim", label, "qk_nope_head_dim")
     rope = _optional(data, "qk_rope_head_dim", label, "qk_rope_head_dim")
@@ -508,8 +524,12 @@ def from_hf_config(
     if experts:
         if per_value is None:
             raise ValueError(
-                i18n.msg("{label} has {experts} experts but no experts per token: looked for {keys}", label=label,
-                         experts=experts, keys=", ".join(repr(k) for k in per_token_keys))
+                i18n.msg(
+                    "{label} has {experts} experts but no experts per token: looked for {keys}",
+                    label=label,
+                    experts=experts,
+                    keys=", ".join(repr(k) for k in per_token_keys),
+                )
             )
         per_token = _whole(per_value, per_key, label, "experts_per_token", high=experts)
         moe_layers = len(_moe_layers(data, model_type, layers, label))

@@ -118,7 +118,8 @@ def source_claims(*, currency: str = "CNY", lang: str | None = None) -> pd.DataF
     add(i18n.N_("The A10 and T4 are weak for LLM inference and training."), "holds",
         i18n.msg("Inference scores A10 {infer_a10:.0f} and T4 {infer_t4:.0f} (A100 = 100); training A10 "
                  "{train_a10:.0f}, T4 {train_t4:.0f}; {memory:g} GiB on the T4.", infer_a10=infer["A10"],
-                 infer_t4=infer["T4"], train_a10=train["A10"], train_t4=train["T4"], memory=g["T4"].memory_gib))  # fmt: skip
+                 infer_t4=infer["T4"], train_a10=train["A10"], train_t4=train["T4"],
+                 memory=g["T4"].memory_gib))  # fmt: skip
     a800 = g["A800 SXM4 80GB"]
     add(i18n.N_("The A800 is the China version of the A100 with lower memory and NVLink bandwidth; "
                 "performance within 20%."), "holds with caveats",
@@ -183,7 +184,8 @@ def source_claims(*, currency: str = "CNY", lang: str | None = None) -> pd.DataF
     add(i18n.N_("Older GPUs have software incompatibilities."), "holds",
         i18n.msg("Not supported by today's frameworks: {platforms} ({first}: {reason}; data/support.csv, checked "
                  "{checked}). Turing still runs CUDA 13 but has no BF16 and no FlashAttention-2.",
-                 platforms=", ".join(dropped["name"]), first=first["name"], reason=i18n.Message(first["why_not"].split(";")[0], context="why_not"),
+                 platforms=", ".join(dropped["name"]), first=first["name"],
+                 reason=i18n.Message(first["why_not"].split(";")[0], context="why_not"),
                  checked=dropped["checked"].max()))  # fmt: skip
     # "2080 11G" is the 11 GB RTX 2080 Ti: the RTX 2080 has 8 GB
     order = ["RTX 2080 Ti 22GB", "RTX 4080", "RTX 3090", "RTX 4090", "RTX 2080 Ti"]

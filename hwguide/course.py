@@ -125,8 +125,8 @@ def setup(lang: str = "en") -> None:
             from matplotlib_inline.backend_inline import set_matplotlib_formats
 
             set_matplotlib_formats("png")
-            from pandas.io.formats.style import Styler
             from matplotlib.figure import Figure
+            from pandas.io.formats.style import Styler
 
             # a Styler's default text form holds its memory address: show its title instead
             plain = get_ipython().display_formatter.formatters["text/plain"]
@@ -140,7 +140,9 @@ def setup(lang: str = "en") -> None:
 def _figure_text(fig: Any, p: Any, cycle: bool) -> None:
     """A figure's text form (shown beside its picture), as matplotlib writes it but in the current language."""
     width, height = fig.bbox.size
-    p.text(i18n.text("<Figure size {width:g}x{height:g} with {axes} Axes>", width=width, height=height, axes=len(fig.axes)))
+    p.text(
+        i18n.text("<Figure size {width:g}x{height:g} with {axes} Axes>", width=width, height=height, axes=len(fig.axes))
+    )
 
 
 def _show_frames_labelled(shell: Any) -> None:

@@ -33,8 +33,10 @@ SOLUTIONS = {"en": "notebooks/solutions/solutions.ipynb", "zh": "notebooks/zh/so
 SLIP_HINTS = {
     "gb_for_gib": N_("That is the figure in GB; the question asks for GiB (1 GiB = 2^30 bytes = 1.074 GB)."),
     "gib_for_gb": N_("That is the figure in GiB; the question asks for decimal GB (10^9 bytes)."),
-    "half": N_("Your answer is half the expected one: look for a factor of 2 left out (K and V, 2 bytes per fp16 "
-               "value, AdamW's two moments)."),
+    "half": N_(
+        "Your answer is half the expected one: look for a factor of 2 left out (K and V, 2 bytes per fp16 "
+        "value, AdamW's two moments)."
+    ),
     "double": N_("Your answer is twice the expected one: look for a factor of 2 counted twice."),
     "bits_for_bytes": N_("Your answer is 8 times too large: bits counted where bytes were asked?"),
     "bytes_for_bits": N_("Your answer is 8 times too small: bytes counted where bits were asked?"),
@@ -230,8 +232,13 @@ def _notebook_number(notebook: Any) -> str:
         number = number.zfill(2)
     known = sorted({ex.notebook for ex in EXERCISES.values()})
     if number not in known:
-        raise LookupError(i18n.msg("notebook={notebook!r} has no exercises; notebooks with exercises: {known}",
-                                  notebook=notebook, known=", ".join(known)))
+        raise LookupError(
+            i18n.msg(
+                "notebook={notebook!r} has no exercises; notebooks with exercises: {known}",
+                notebook=notebook,
+                known=", ".join(known),
+            )
+        )
     return number
 
 
@@ -291,8 +298,14 @@ def _get(exercise_id: str) -> Exercise:
 
         close = difflib.get_close_matches(str(exercise_id), list(EXERCISES), n=3)
         hint = i18n.msg(" Did you mean {close}?", close=", ".join(close)) if close else ""
-        raise LookupError(i18n.msg("exercise_id={exercise_id!r} is not an exercise.{hint} Known: {known}",
-                                   exercise_id=exercise_id, hint=hint, known=", ".join(EXERCISES)))
+        raise LookupError(
+            i18n.msg(
+                "exercise_id={exercise_id!r} is not an exercise.{hint} Known: {known}",
+                exercise_id=exercise_id,
+                hint=hint,
+                known=", ".join(EXERCISES),
+            )
+        )
     return EXERCISES[exercise_id]
 
 
@@ -344,7 +357,8 @@ def judge(exercise_id: str, given: Any) -> Any:
     ``blank`` or ``not_checked`` (design and why), with the slip recognised when wrong.
 
     Numbers are read as learners write them (thousands separators, units converted to the question's,
-    Chinese ten-thousands and hundred-millions, k/M/B); a computed answer passes within the exercise's tolerance or when it is the answer
+    Chinese ten-thousands and hundred-millions, k/M/B); a computed answer passes within the exercise's
+    tolerance or when it is the answer
     rounded to the digits written (two or more significant figures); a look-up is exact.
     """
     from . import answers

@@ -1,8 +1,9 @@
 """Grading a class in one command: ``python -m hwguide grade answers.xlsx --out graded``.
 
 The answers come as one table, the way a class's answers are collected (an online form's export, a
-spreadsheet): one row per student, a ``student`` column (or student number, name or id, in English or Chinese: data/answer_words.csv) and one column per exercise
-id (``03.1``). Each answer is judged as :func:`hwguide.exercises.check` judges it (units converted,
+spreadsheet): one row per student, a ``student`` column (or student number, name or id, in English or
+Chinese: data/answer_words.csv) and one column per exercise id (``03.1``). Each answer is judged as
+:func:`hwguide.exercises.check` judges it (units converted,
 rounding to the digits written, the usual slips named) and given points by the grading key of
 ``hwguide.worksheet``: full points when right; for a compute exercise, 1 point when the answer is off by
 one recognised slip (GB for GiB, per GPU for in total, a factor of 2 or 8). Design and why exercises are
@@ -26,6 +27,9 @@ from . import i18n
 
 __all__ = ["grade", "grade_class", "judge_answer", "read_answers"]
 
+# the slips that earn a computed answer 1 point: the method right, one factor or unit slipped
+PART_MARKS = ("gb_for_gib", "gib_for_gb", "half", "double", "bits_for_bytes", "bytes_for_bits", "per_gpu_for_total",
+              "total_for_per_gpu")  # fmt: skip
 EXERCISE_ID = re.compile(r"^\d{2}\.\d+$")
 
 
@@ -95,8 +99,7 @@ def grade_class(answers: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
         for j in judged:
             if j.status == "right":
                 points.append(full)
-            elif j.status == "wrong" and ex.kind == "compute" and j.slip in ("gb_for_gib", "gib_for_gb", "half",
-                    "double", "bits_for_bytes", "bytes_for_bits", "per_gpu_for_total", "total_for_per_gpu"):  # fmt: skip
+            elif j.status == "wrong" and ex.kind == "compute" and j.slip in PART_MARKS:
                 points.append(1)
             elif j.status == "not_checked":
                 points.append(float("nan"))

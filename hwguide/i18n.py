@@ -218,7 +218,9 @@ def labelled(frame: Any, lang: str | None = None, *, columns: bool = True) -> An
         if not _text_like(column):
             return column
         context = name if isinstance(name, str) else "value"
-        return column.map(lambda v: render(v, lang) if isinstance(v, (Message, list, tuple)) else label(v, lang, context=context))
+        return column.map(
+            lambda v: render(v, lang) if isinstance(v, (Message, list, tuple)) else label(v, lang, context=context)
+        )
 
     def names(index: pd.Index) -> pd.Index:
         if isinstance(index, pd.MultiIndex):

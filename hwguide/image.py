@@ -184,8 +184,14 @@ def _sizes(m: Mapping[str, Any], width: object, height: object, batch: object, s
     w = checks.whole(m["width"] if width is None else width, "width", low=64, high=8192)
     h = checks.whole(m["height"] if height is None else height, "height", low=64, high=8192)
     if w % 16 or h % 16:
-        raise ValueError(i18n.msg("width={width} and height={height} must be multiples of 16 (latents are 1/8 of the "
-                                  "image, and the transformers pack 2 × 2 latents per token)", width=w, height=h))
+        raise ValueError(
+            i18n.msg(
+                "width={width} and height={height} must be multiples of 16 (latents are 1/8 of the "
+                "image, and the transformers pack 2 × 2 latents per token)",
+                width=w,
+                height=h,
+            )
+        )
     b = checks.whole(batch, "batch", high=256)
     s = checks.whole(m["steps"] if steps is None else steps, "steps", high=1000)
     return w, h, b, s
@@ -437,17 +443,35 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
     if explain:
         moved = {"mode": i18n.Message(lay["mode"], context="offload"), "moved": lay["moved"] / 1e9, "pcie": pcie / 1e9}
         out["assumptions"] = (
-            i18n.msg("Denoiser: {passes} × {batch} × {tflop:.2f} TFLOP per step at {tflops:.0f} TFLOPS ({precision}) "
-                     "× {mfu:.2f} efficiency = {compute_ms:.1f} ms; reading {gb:.1f} GB of weights takes "
-                     "{memory_ms:.1f} ms; + {step_ms:.1f} ms per step ({engine}).", passes=passes, batch=b,
-                     tflop=flops["denoiser_pass"] / 1e12, tflops=peak / 1e12, precision=terms["precision"],
-                     mfu=fac["mfu"], compute_ms=compute * 1e3, gb=wb["denoiser"] / 1e9, memory_ms=memory * 1e3,
-                     step_ms=fac["step_ms"], engine=fac["engine"]),
-            i18n.msg("Text encoders {text:.2f} TFLOP × {passes} prompt(s); VAE decode {vae:.2f} TFLOP per image "
-                     "at {vae_mfu:.2f} efficiency.", text=flops["text"] / 1e12, passes=passes,
-                     vae=flops["vae"] / 1e12, vae_mfu=fac["vae_mfu"]),
-            i18n.msg("Offload '{mode}': {moved:.1f} GB cross PCIe per call, {streamed:.1f} GB per step "
-                     "at {pcie:.0f} GB/s.", streamed=lay["streamed"] / 1e9, **moved)
+            i18n.msg(
+                "Denoiser: {passes} × {batch} × {tflop:.2f} TFLOP per step at {tflops:.0f} TFLOPS ({precision}) "
+                "× {mfu:.2f} efficiency = {compute_ms:.1f} ms; reading {gb:.1f} GB of weights takes "
+                "{memory_ms:.1f} ms; + {step_ms:.1f} ms per step ({engine}).",
+                passes=passes,
+                batch=b,
+                tflop=flops["denoiser_pass"] / 1e12,
+                tflops=peak / 1e12,
+                precision=terms["precision"],
+                mfu=fac["mfu"],
+                compute_ms=compute * 1e3,
+                gb=wb["denoiser"] / 1e9,
+                memory_ms=memory * 1e3,
+                step_ms=fac["step_ms"],
+                engine=fac["engine"],
+            ),
+            i18n.msg(
+                "Text encoders {text:.2f} TFLOP × {passes} prompt(s); VAE decode {vae:.2f} TFLOP per image "
+                "at {vae_mfu:.2f} efficiency.",
+                text=flops["text"] / 1e12,
+                passes=passes,
+                vae=flops["vae"] / 1e12,
+                vae_mfu=fac["vae_mfu"],
+            ),
+            i18n.msg(
+                "Offload '{mode}': {moved:.1f} GB cross PCIe per call, {streamed:.1f} GB per step at {pcie:.0f} GB/s.",
+                streamed=lay["streamed"] / 1e9,
+                **moved,
+            )
             if lay["streamed"]
             else i18n.msg("Offload '{mode}': {moved:.1f} GB cross PCIe per call at {pcie:.0f} GB/s.", **moved),
         )

@@ -343,9 +343,11 @@ def runtime(engine: object, cuda_context_mib: object) -> Runtime:
     if cuda_context_mib is None:
         if eng.cuda_context_mib is None:
             raise ValueError(
-                i18n.msg("engine={engine!r} has no sourced CUDA-context figure in data/engines.csv; pass "
-                         "cuda_context_mib= (measured with nvidia-smi) or choose transformers, vllm or llama.cpp",
-                         engine=eng.name)
+                i18n.msg(
+                    "engine={engine!r} has no sourced CUDA-context figure in data/engines.csv; pass "
+                    "cuda_context_mib= (measured with nvidia-smi) or choose transformers, vllm or llama.cpp",
+                    engine=eng.name,
+                )
             )
         return Runtime(eng, float(eng.cuda_context_mib), False)
     mib = checks.number(cuda_context_mib, "cuda_context_mib", high=1_000_000, unit="MiB")
@@ -403,9 +405,14 @@ def inference_memory(
             i18n.msg("no attention scores (flash attention)") if flash_attention else i18n.msg("the attention scores")
         )
         notes.append(
-            i18n.msg("{engine} compute buffer: fp32 logits and the larger of the FFN intermediates and {scores} "
-                     "for one micro-batch of {ubatch} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
-                     "n_batch 512 (llama.cpp PR #2411).", engine=eng.name, scores=scored, ubatch=ub)
+            i18n.msg(
+                "{engine} compute buffer: fp32 logits and the larger of the FFN intermediates and {scores} "
+                "for one micro-batch of {ubatch} tokens; measured 153 MB for LLaMA-7B at n_ctx 2048, "
+                "n_batch 512 (llama.cpp PR #2411).",
+                engine=eng.name,
+                scores=scored,
+                ubatch=ub,
+            )
         )
     else:  # forward-step: the largest transient of one forward step of a PyTorch stack
         step = min(eng.prefill_chunk_tokens or batch * context, batch * context)
@@ -418,9 +425,13 @@ def inference_memory(
             else i18n.msg("eager attention keeps the s² scores.")
         )
         notes.append(
-            i18n.msg("Activations: the largest transient of one forward step over {step:,} tokens (residual "
-                     "and normed hidden states, and the FFN's gate, up and product in 16-bit) plus fp32 "
-                     "logits for the last position of each sequence; {scores}", step=step, scores=scores)
+            i18n.msg(
+                "Activations: the largest transient of one forward step over {step:,} tokens (residual "
+                "and normed hidden states, and the FFN's gate, up and product in 16-bit) plus fp32 "
+                "logits for the last position of each sequence; {scores}",
+                step=step,
+                scores=scores,
+            )
         )
     graphs = (eng.graphs_mib or 0) * MIB
     offloaded: dict[str, float] = {}
@@ -436,9 +447,13 @@ def inference_memory(
         offloaded["experts"] = experts
         w -= experts
         notes.append(
-            i18n.msg("Routed experts of {layers} of {moe_layers} MoE layers in CPU memory: {gib:.2f} GiB; "
-                     "attention, shared experts, norms and the KV cache stay on the GPU.",
-                     layers=cpu_layers, moe_layers=m.moe_layers, gib=experts / GIB)
+            i18n.msg(
+                "Routed experts of {layers} of {moe_layers} MoE layers in CPU memory: {gib:.2f} GiB; "
+                "attention, shared experts, norms and the KV cache stay on the GPU.",
+                layers=cpu_layers,
+                moe_layers=m.moe_layers,
+                gib=experts / GIB,
+            )
         )
     per_gpu = {
         "weights": w / gpus,
@@ -451,10 +466,15 @@ def inference_memory(
     parts = {k: v * gpus for k, v in per_gpu.items()}
     parts["weights"], parts["activations"] = w, work
     assumptions = [
-        i18n.msg("Weights: {format}, {gib:.2f} GiB for {billions:.2f}B parameters counted from the architecture.",
-                 format=fmt, gib=w / GIB, billions=param_count(m) / 1e9),
-        i18n.msg("KV cache: {kv}, {batch} × {tokens:,} tokens; {rule}", kv=kv, batch=batch, tokens=context,
-                 rule=_kv_rule(m)),
+        i18n.msg(
+            "Weights: {format}, {gib:.2f} GiB for {billions:.2f}B parameters counted from the architecture.",
+            format=fmt,
+            gib=w / GIB,
+            billions=param_count(m) / 1e9,
+        ),
+        i18n.msg(
+            "KV cache: {kv}, {batch} × {tokens:,} tokens; {rule}", kv=kv, batch=batch, tokens=context, rule=_kv_rule(m)
+        ),
         *notes,
         _context_note(run),
     ]
@@ -463,14 +483,20 @@ def inference_memory(
                                     mib=eng.graphs_mib, engine=eng.name))  # fmt: skip
     if eng.preallocate_fraction:
         assumptions.append(
-            i18n.msg("{engine} pre-allocates {fraction:.0%} of each GPU's memory and fills the rest with KV cache: "
-                     "nvidia-smi shows that much whatever the model; the total here is what the workload needs.",
-                     engine=eng.name, fraction=eng.preallocate_fraction)
+            i18n.msg(
+                "{engine} pre-allocates {fraction:.0%} of each GPU's memory and fills the rest with KV cache: "
+                "nvidia-smi shows that much whatever the model; the total here is what the workload needs.",
+                engine=eng.name,
+                fraction=eng.preallocate_fraction,
+            )
         )
     if gpus > 1:
         assumptions.append(
-            i18n.msg("Tensor parallel over {gpus} GPUs: weights, KV cache and activations split; each GPU "
-                     "keeps its own CUDA context.", gpus=gpus)
+            i18n.msg(
+                "Tensor parallel over {gpus} GPUs: weights, KV cache and activations split; each GPU "
+                "keeps its own CUDA context.",
+                gpus=gpus,
+            )
         )
     return Memory(
         kind="inference",
@@ -502,8 +528,12 @@ def _context_note(run: Runtime) -> i18n.Message:
 def _context_warning(m: Model, context: int) -> list[i18n.Message]:
     """A warning (issued now, in the current language, and returned) when ``context`` exceeds the model's maximum."""
     if context > m.max_context:
-        message = i18n.msg("context={tokens:,} exceeds {model}'s maximum of {maximum:,} tokens; "
-                           "the memory is computed anyway", tokens=context, model=m.name, maximum=m.max_context)
+        message = i18n.msg(
+            "context={tokens:,} exceeds {model}'s maximum of {maximum:,} tokens; the memory is computed anyway",
+            tokens=context,
+            model=m.name,
+            maximum=m.max_context,
+        )
         warnings.warn(str(message), UserWarning, stacklevel=3)
         return [message]
     return []
@@ -623,10 +653,13 @@ def training_memory(
     logits = logits_bytes(m, context, batch) / split.tp
     notes = [
         i18n.msg("All {billions:.2f}B parameters are trained.", billions=n / 1e9),
-        i18n.msg("Model states ({precision}): {rule}; {optimizer}. "
-                 "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
-                 precision=precision, rule=i18n.msg(_STATE_RULE[precision]),
-                 optimizer=i18n.msg(OPTIMIZERS[optimizer][1])),
+        i18n.msg(
+            "Model states ({precision}): {rule}; {optimizer}. "
+            "Mixed-precision AdamW totals 16 bytes per parameter (ZeRO paper, §3.1).",
+            precision=precision,
+            rule=i18n.msg(_STATE_RULE[precision]),
+            optimizer=i18n.msg(OPTIMIZERS[optimizer][1]),
+        ),
     ]
     return _assemble("training", m, states, act + logits, act, split, run, warns, notes,
                      _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
@@ -713,17 +746,27 @@ def _assemble(
     assumptions = [
         *notes,
         activation_note,
-        i18n.msg("Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, "
-                 "10 bytes per token × vocabulary."),
+        i18n.msg(
+            "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, 10 bytes per token × vocabulary."
+        ),
         _context_note(run),
-        i18n.msg("Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
-                 "communication buffers, and temporary copies during the optimizer step."),
+        i18n.msg(
+            "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
+            "communication buffers, and temporary copies during the optimizer step."
+        ),
     ]
     if split.gpus > 1:
         assumptions.append(
-            i18n.msg("{gpus} GPUs = {dp} data-parallel × {tp} tensor-parallel × {pp} pipeline stages; "
-                     "ZeRO stage {zero} shards {sharded} over {dp}.", gpus=split.gpus, dp=dp, tp=split.tp,
-                     pp=split.pp, zero=split.zero, sharded=i18n.msg(_SHARDED[split.zero]))
+            i18n.msg(
+                "{gpus} GPUs = {dp} data-parallel × {tp} tensor-parallel × {pp} pipeline stages; "
+                "ZeRO stage {zero} shards {sharded} over {dp}.",
+                gpus=split.gpus,
+                dp=dp,
+                tp=split.tp,
+                pp=split.pp,
+                zero=split.zero,
+                sharded=i18n.msg(_SHARDED[split.zero]),
+            )
         )
     if split.offload == "optimizer":
         assumptions.append(i18n.msg("Offloaded to CPU memory: master_weights, optimizer_states "
@@ -847,11 +890,18 @@ def finetune_memory(
     target_text = targets if isinstance(targets, str) else ", ".join(targets)
     n_all = param_count(m)
     notes = [
-        i18n.msg("{method}: rank {rank} on {targets}: {millions:.1f}M trainable parameters ({percent:.2f}% of "
-                 "{billions:.2f}B), frozen base in {base} ({gib:.2f} GiB).",
-                 method="QLoRA" if method == "qlora" else "LoRA", rank=rank, targets=target_text,
-                 millions=n_train / 1e6, percent=100 * n_train / n_all, billions=n_all / 1e9, base=base_fmt,
-                 gib=frozen / GIB),
+        i18n.msg(
+            "{method}: rank {rank} on {targets}: {millions:.1f}M trainable parameters ({percent:.2f}% of "
+            "{billions:.2f}B), frozen base in {base} ({gib:.2f} GiB).",
+            method="QLoRA" if method == "qlora" else "LoRA",
+            rank=rank,
+            targets=target_text,
+            millions=n_train / 1e6,
+            percent=100 * n_train / n_all,
+            billions=n_all / 1e9,
+            base=base_fmt,
+            gib=frozen / GIB,
+        ),
         i18n.msg("Adapters in fp32 with fp32 gradients (PEFT's default autocast_adapter_dtype=True)."),
     ]
     if method == "qlora":

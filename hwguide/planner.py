@@ -420,7 +420,8 @@ def recommend(
                 rows += [_unsupported(card, count, support) for count in counts]
                 continue
             warning = i18n.msg("Warning: {card} ({platform}) is tried although {why_not}.", card=card.name,
-                               platform=support["name"], why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
+                               platform=support["name"],
+                               why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
             need["assumptions"].append(warning)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price", ""))

@@ -72,8 +72,12 @@ class Memory:
         card = lookup_gpu(card, "card")
         if count is not None and checks.whole(count, "count") != self.gpus:
             raise ValueError(
-                i18n.msg("count={count} differs from the gpus={gpus} this memory was computed for; "
-                         "compute it again with gpus={count}", count=count, gpus=self.gpus)
+                i18n.msg(
+                    "count={count} differs from the gpus={gpus} this memory was computed for; "
+                    "compute it again with gpus={count}",
+                    count=count,
+                    gpus=self.gpus,
+                )
             )
         headroom = checks.fraction(headroom, "headroom", zero_ok=True, one_ok=False)
         return self.per_gpu_bytes <= card.memory_bytes * (1 - headroom)

@@ -62,7 +62,9 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
 
     src = Path(notebook)
     if src.suffix != ".ipynb" or not src.is_file():
-        raise ValueError(i18n.msg("notebook={notebook!r} is not a notebook file (.ipynb) that exists", notebook=str(notebook)))
+        raise ValueError(
+            i18n.msg("notebook={notebook!r} is not a notebook file (.ipynb) that exists", notebook=str(notebook))
+        )
     target = _target(src, out)
     nb = nbformat.read(src, as_version=4)
     mark_slides(nb)
@@ -71,11 +73,10 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
         cell = copy.deepcopy(cell)
         if cell.cell_type == "markdown":
             cell.source = _mathml(cell.source)
-        elif cell.cell_type == "code":
-            if SHOW_CODE not in cell.metadata.get("tags", []):
-                if not cell.get("outputs"):
-                    continue
-                cell.metadata.setdefault("transient", {})["remove_source"] = True
+        elif cell.cell_type == "code" and SHOW_CODE not in cell.metadata.get("tags", []):
+            if not cell.get("outputs"):
+                continue
+            cell.metadata.setdefault("transient", {})["remove_source"] = True
         cells.append(cell)
     nb.cells = cells
     nb.metadata.pop("widgets", None)
@@ -90,9 +91,13 @@ def notebook_slides(notebook: str | os.PathLike[str], out: str | os.PathLike[str
             "theme": (REVEAL / "white.css").read_text(encoding="utf-8"),
         },
     }
-    exporter = SlidesExporter(template_name="hwguide-slides", extra_template_basedirs=[str(TEMPLATES)],
-                              exclude_input_prompt=True, exclude_output_prompt=True,
-                              language_code="zh" if zh else "en")  # fmt: skip (ISO 639-1)
+    exporter = SlidesExporter(
+        template_name="hwguide-slides",
+        extra_template_basedirs=[str(TEMPLATES)],
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        language_code="zh" if zh else "en",
+    )  # fmt: skip (ISO 639-1)
     body, _ = exporter.from_notebook_node(nb, resources=resources)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.part")

@@ -563,8 +563,9 @@ def decode_breakdown(
     kv = checks.choice(kv, "kv", KV_DTYPES)
     cpu_layers = cpu_moe_layers(m, cpu_moe)
     if cpu_layers and ram_gbs is None:
-        raise ValueError(i18n.msg("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s "
-                                  "(hg.ram_bandwidth_gbs(cpu))"))
+        raise ValueError(
+            i18n.msg("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s (hg.ram_bandwidth_gbs(cpu))")
+        )
     if ram_gbs is not None:
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
@@ -577,7 +578,8 @@ def decode_breakdown(
     working = [
         i18n.msg("Memory: {weights_gb:.2f} GB of weights + {kv_gb:.2f} GB of KV cache per step and GPU, read at "
                  "{bandwidth:,.0f} GB/s × the engine's achieved share ({bw_16bit:.2f} for 16-bit, "
-                 "{bw_8bit:.2f} 8-bit, {bw_lowbit:.2f} low-bit) = {ms:.2f} ms.", weights_gb=read / 1e9, kv_gb=cost["kv"] / 1e9,
+                 "{bw_8bit:.2f} 8-bit, {bw_lowbit:.2f} low-bit) = {ms:.2f} ms.", weights_gb=read / 1e9,
+                 kv_gb=cost["kv"] / 1e9,
                  bandwidth=g.bandwidth_gbs, bw_16bit=f["bw_16bit"], bw_8bit=f["bw_8bit"], bw_lowbit=f["bw_lowbit"],
                  ms=memory * ms),
         i18n.msg("Compute: {gflop:.1f} GFLOP per step at {tflops:.0f} TFLOPS × {mfu:.2f} = {ms:.2f} ms.",
@@ -750,8 +752,13 @@ def training_factors(eng: Engine, precision: str) -> dict[str, float]:
 
         table = engines()
         known = [str(e) for e, v in zip(table["engine"], table["train_util"]) if v == v]
-        raise ValueError(i18n.msg("engine={engine!r} has no fitted training factors; choose one of: {choices}",
-                                  engine=eng.name, choices=", ".join(known)))
+        raise ValueError(
+            i18n.msg(
+                "engine={engine!r} has no fitted training factors; choose one of: {choices}",
+                engine=eng.name,
+                choices=", ".join(known),
+            )
+        )
     return {"train_util": util, "train_act_bytes": eng.train_act_bytes, "train_moe_eff": eng.train_moe_eff}
 
 
@@ -822,15 +829,19 @@ def training_time(
             cost = training_cost(stand_in, g, precision, context, recompute)
             scale = per_token / cost["flops"]
             cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0}
-            label = i18n.msg("{params:.2f}B parameters (shaped like {model}, the closest dense catalog model)",
-                             params=n / 1e9, model=stand_in.name)
+            label = i18n.msg(
+                "{params:.2f}B parameters (shaped like {model}, the closest dense catalog model)",
+                params=n / 1e9,
+                model=stand_in.name,
+            )
             seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
         else:
             seconds_per_token = per_token / (peak * mfu)
     else:
         m = lookup_model(model)
-        label = i18n.msg("{model} ({active:.2f}B active parameters)", model=m.name,
-                         active=param_count(m, active=True) / 1e9)
+        label = i18n.msg(
+            "{model} ({active:.2f}B active parameters)", model=m.name, active=param_count(m, active=True) / 1e9
+        )
         cost = training_cost(m, g, precision, context, recompute)
         per_token = cost["flops"]
         if mfu is None:

@@ -297,14 +297,21 @@ def _configurations(lang: str) -> pd.DataFrame:
                 {
                     "scenario": row.name_zh if lang == "zh" else row.name_en,
                     "tier": row.tier,
-                    "source_build": msg("{count} × {gpu}, {cpu}, {ram:g} GB RAM, {disk:g} TB", count=row.gpu_count,
-                                        gpu=row.gpu, cpu=i18n.label(row.cpu, lang, context="cpu"), ram=row.ram_gb,
-                                        disk=row.disk_tb),  # fmt: skip
+                    "source_build": msg(
+                        "{count} × {gpu}, {cpu}, {ram:g} GB RAM, {disk:g} TB",
+                        count=row.gpu_count,
+                        gpu=row.gpu,
+                        cpu=i18n.label(row.cpu, lang, context="cpu"),
+                        ram=row.ram_gb,
+                        disk=row.disk_tb,
+                    ),  # fmt: skip
                     "source_price_cny": row.price_cny,
-                    "check_min_users": msg("{users}: {verdict}", users=_users(int(row.users_min)),
-                                           verdict=_words(verdicts[0], lang)),  # fmt: skip
-                    "check_max_users": msg("{users}: {verdict}", users=_users(int(row.users_max)),
-                                           verdict=_words(verdicts[1], lang)),  # fmt: skip
+                    "check_min_users": msg(
+                        "{users}: {verdict}", users=_users(int(row.users_min)), verdict=_words(verdicts[0], lang)
+                    ),  # fmt: skip
+                    "check_max_users": msg(
+                        "{users}: {verdict}", users=_users(int(row.users_max)), verdict=_words(verdicts[1], lang)
+                    ),  # fmt: skip
                     "today": today,
                 }
             )

@@ -269,7 +269,8 @@ def report(frame: pd.DataFrame) -> str:
     skipped = frame[frame["hwguide_err"].isna()]
     lines += [
         "",
-        i18n.text("{count} rows excluded (reasons in data/measurements.csv, column excluded_because).",
-                  count=len(skipped)),
+        i18n.text(
+            "{count} rows excluded (reasons in data/measurements.csv, column excluded_because).", count=len(skipped)
+        ),
     ]
     return "\n".join(lines)

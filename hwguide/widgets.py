@@ -222,7 +222,7 @@ def _fit_line(mem: Any, card: str, count: int) -> HTML:
 
 
 def _verdict(fits: bool) -> str:
-    """"fits" or "does not fit", in the current language."""
+    """ "fits" or "does not fit", in the current language."""
     return i18n.text("fits") if fits else i18n.text("does not fit")
 
 
@@ -352,8 +352,10 @@ def image_report(*, model: str, card: str, weights: str, text_weights: str, widt
         (i18n.text("VAE decode (s)"), run["vae_s"]),
         (i18n.text("weights over PCIe (s)"), run["transfer_s"]),
         (i18n.text("whole call, {batch} image(s) (s)", batch=batch), run["total_s"]),
-        *((i18n.text("GPU memory: {part} (GiB)", part=_words(k.replace("_", " "))), v / 2**30)
-          for k, v in mem.per_gpu.items()),
+        *(
+            (i18n.text("GPU memory: {part} (GiB)", part=_words(k.replace("_", " "))), v / 2**30)
+            for k, v in mem.per_gpu.items()
+        ),
     ]
     frame = pd.DataFrame(rows, columns=[i18n.text("part"), i18n.text("value")])
     return line, frame.round(3), working((*run["assumptions"], *mem.assumptions))

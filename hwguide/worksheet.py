@@ -26,14 +26,21 @@ NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 KEYS = {
     "lookup": i18n.N_("Full marks for the right value (its unit converted if another is written); no part marks."),
-    "compute": i18n.N_("Full marks within the tolerance; 1 point when the method is right and one step slips "
-                       "(GB for GiB, per GPU for in total, a factor of 2 or 8)."),
-    "predict": i18n.N_("1 point for a guess written before running, 1 point for saying why the result differs "
-                       "or agrees."),
-    "why": i18n.N_("Full marks when the answer names the cause the explanation gives; 1 point for the right "
-                   "direction without the mechanism."),
-    "design": i18n.N_("1 point each: the build meets the need (memory and speed, with numbers), stays in the "
-                      "budget, is priced from dated sources, and states what it gives up."),
+    "compute": i18n.N_(
+        "Full marks within the tolerance; 1 point when the method is right and one step slips "
+        "(GB for GiB, per GPU for in total, a factor of 2 or 8)."
+    ),
+    "predict": i18n.N_(
+        "1 point for a guess written before running, 1 point for saying why the result differs or agrees."
+    ),
+    "why": i18n.N_(
+        "Full marks when the answer names the cause the explanation gives; 1 point for the right "
+        "direction without the mechanism."
+    ),
+    "design": i18n.N_(
+        "1 point each: the build meets the need (memory and speed, with numbers), stays in the "
+        "budget, is priced from dated sources, and states what it gives up."
+    ),
 }
 
 _CSS = """
@@ -100,14 +107,16 @@ def worksheet_html(lesson: str, *, lang: str | None = None, teacher: bool = Fals
         f'<!DOCTYPE html><html lang="{"zh-CN" if lang == "zh" else "en"}"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        '<p class="who">' + "".join(f"{html.escape(i18n.text(w, lang))} <span>&nbsp;</span>"
-                                    for w in ("Name", "Student number", "Class")) + "</p>",  # fmt: skip
+        '<p class="who">'
+        + "".join(f"{html.escape(i18n.text(w, lang))} <span>&nbsp;</span>" for w in ("Name", "Student number", "Class"))
+        + "</p>",  # fmt: skip
         f'<p class="note">{html.escape(i18n.text("{count} exercises, {points} points. Show your working: the formula, then the numbers.", lang, count=len(items), points=total))}</p>',  # noqa: E501
     ]
     for ex in items:
         unit = getattr(ex, "unit", "") or ""
         points = POINTS[ex.kind]
-        head = (f'<span class="id">{html.escape(ex.id)}</span> <span class="kind">〔{html.escape(i18n.text(KIND_LABELS[ex.kind], lang))}'
+        kind = html.escape(i18n.text(KIND_LABELS[ex.kind], lang))
+        head = (f'<span class="id">{html.escape(ex.id)}</span> <span class="kind">〔{kind}'
                 f' · {html.escape(i18n.text("{points} points", lang, points=points))}〕</span> ')  # fmt: skip
         if lang != "zh":
             head = head.replace("〔", "[").replace("〕", "]")
@@ -117,11 +126,12 @@ def worksheet_html(lesson: str, *, lang: str | None = None, teacher: bool = Fals
         if teacher:
             block.append('<div class="key">')
             if ex.checked:
-                tolerance = "±{:.0%}".format(ex.tolerance) if ex.tolerance else i18n.text("exact", lang)
+                tolerance = f"±{ex.tolerance:.0%}" if ex.tolerance else i18n.text("exact", lang)
                 block.append(f"<p><b>{html.escape(i18n.text('Answer', lang))}</b> {html.escape(_answer_text(ex, lang))}"
                              f" ({html.escape(tolerance)})</p>")  # fmt: skip
             block.append(f"<p>{html.escape(ex.explanation[lang])}</p>")
-            block.append(f"<p><b>{html.escape(i18n.text('Grading', lang))}</b> {html.escape(i18n.text(KEYS[ex.kind], lang))}</p>")
+            key = html.escape(i18n.text(KEYS[ex.kind], lang))
+            block.append(f"<p><b>{html.escape(i18n.text('Grading', lang))}</b> {key}</p>")
             block.append("</div>")
         else:
             block.append(f'<div class="room" style="height:{ROOM[ex.kind] * 7.6:.1f}mm"></div>')

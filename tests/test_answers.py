@@ -24,7 +24,8 @@ def test_parse_reads_numbers_as_learners_write_them(text, value, unit):
 
 
 @pytest.mark.parametrize("text, yes", [("是", True), ("否", False), ("能", True), ("不能", False), ("放得下", True),
-                                       ("放不下", False), ("可以", True), ("不可以", False), ("Yes", True), ("no.", False),
+                                       ("放不下", False), ("可以", True), ("不可以", False), ("Yes", True),
+                                       ("no.", False),
                                        ("does not fit", False), ("放不下。", False)])  # fmt: skip
 def test_parse_reads_yes_and_no_in_both_languages(text, yes):
     assert parse(text).yes is yes

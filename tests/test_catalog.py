@@ -281,7 +281,8 @@ def test_a_card_lookup_error_reads_in_the_readers_language():
         hg.gpu("RTX 4095")
     english = str(err.value)
     assert english.startswith("name='RTX 4095' is not a known GPU. Did you mean: ") and english.endswith(
-        "See hg.gpus() for all.")
+        "See hg.gpus() for all."
+    )
     hg.setup(lang="zh")
     chinese = str(err.value)
     assert CJK.search(chinese) and "hg.gpus()" in chinese and "not a known" not in chinese

@@ -436,7 +436,7 @@ def test_chinese_table_6_reads_as_chinese():
     assert "(12th gen)" not in text and "series)" not in text and "个用户：" in text
     assert export._md_cell(14000.0) == "14000" and export._md_cell(20.9) == "20.9"
     verdicts = hg.evaluate_scenario("team")["checks"].iloc[0].tolist()
-    if any(isinstance(v, i18n.Message) or isinstance(v, list) for v in verdicts):  # once the planner says messages
+    if any(isinstance(v, (i18n.Message, list)) for v in verdicts):  # once the planner says messages
         assert "每卡需要" in text and "does not fit" not in text
 
 

@@ -40,8 +40,10 @@ def test_the_code_has_messages_to_check():
 def test_every_message_has_chinese_with_the_same_fields():
     zh = i18n.catalog("zh")
     missing = [f"{where}: {message!r}" for where, context, message in MESSAGES if (context, message) not in zh]
-    assert not missing, f"{len(missing)} messages have no Chinese in hwguide/locale/zh/LC_MESSAGES/hwguide.po:\n" + \
-        "\n".join(missing[:40])
+    assert not missing, (
+        f"{len(missing)} messages have no Chinese in hwguide/locale/zh/LC_MESSAGES/hwguide.po:\n"
+        + "\n".join(missing[:40])
+    )
     wrong = [f"{where}: {message!r} -> {zh[(context, message)]!r}" for where, context, message in MESSAGES
              if _fields(message) != _fields(zh[(context, message)])]  # fmt: skip
     assert not wrong, "the Chinese uses other fields than the English:\n" + "\n".join(wrong)

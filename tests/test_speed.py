@@ -178,11 +178,65 @@ def test_experts_in_cpu_memory_are_read_at_system_memory_bandwidth():
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 # names, units and acronyms that stay as they are in Chinese text
-KEPT = {"GB", "GFLOP", "TFLOPS", "KV", "GiB", "FLOPs", "MFU", "TDP", "PUE", "kWh", "tokens", "token", "data",
-        "engines", "csv", "llama", "cpp", "vllm", "transformers", "megatron", "max", "all", "reduce", "PaLM", "NVLink",
-        "SXM", "RTX", "Llama", "Qwen", "Mixtral", "Mistral", "GPU", "bf16", "fp16", "recompute", "none", "card",
-        "engine", "README", "md", "cpu_moe", "ram_gbs", "hg", "ram_bandwidth_gbs", "cpu", "nemo", "torchtitan",
-        "deepspeed", "other", "autoawq", "sglang", "tensorrt", "llm", "lmdeploy", "exllamav2", "mlc", "A10G"}
+KEPT = {
+    "GB",
+    "GFLOP",
+    "TFLOPS",
+    "KV",
+    "GiB",
+    "FLOPs",
+    "MFU",
+    "TDP",
+    "PUE",
+    "kWh",
+    "tokens",
+    "token",
+    "data",
+    "engines",
+    "csv",
+    "llama",
+    "cpp",
+    "vllm",
+    "transformers",
+    "megatron",
+    "max",
+    "all",
+    "reduce",
+    "PaLM",
+    "NVLink",
+    "SXM",
+    "RTX",
+    "Llama",
+    "Qwen",
+    "Mixtral",
+    "Mistral",
+    "GPU",
+    "bf16",
+    "fp16",
+    "recompute",
+    "none",
+    "card",
+    "engine",
+    "README",
+    "md",
+    "cpu_moe",
+    "ram_gbs",
+    "hg",
+    "ram_bandwidth_gbs",
+    "cpu",
+    "nemo",
+    "torchtitan",
+    "deepspeed",
+    "other",
+    "autoawq",
+    "sglang",
+    "tensorrt",
+    "llm",
+    "lmdeploy",
+    "exllamav2",
+    "mlc",
+    "A10G",
+}
 
 
 def english_left(text: str) -> set[str]:
@@ -216,8 +270,11 @@ def test_training_time_and_speed_answers_render_in_chinese():
     assert str(run).endswith("kWh, electricity 57 CNY")
     zh = run.message().render("zh")
     assert zh.endswith("电费 57 元") and "卡时" in zh and not english_left(zh)
-    for result in (run, training_time(7e9, "H100 SXM", tokens=2e10), training_time(1e9, "A100 SXM4 80GB",
-                                                                                     tokens=2e10, mfu=0.4)):
+    for result in (
+        run,
+        training_time(7e9, "H100 SXM", tokens=2e10),
+        training_time(1e9, "A100 SXM4 80GB", tokens=2e10, mfu=0.4),
+    ):
         for line in result.assumptions:
             assert line.render("en")[0].isascii() and not english_left(line.render("zh")), line.render("zh")
     too_big = hg.inference_speed("Llama-3.1-70B", "RTX 4090", weights="fp16")
@@ -228,10 +285,12 @@ def test_training_time_and_speed_answers_render_in_chinese():
 
 
 def test_bad_input_errors_render_in_chinese():
-    for call in (lambda: peak_flops("A10G", "fp16"),
-                 lambda: decode_tokens_per_s("Llama-3.1-8B", "H100 SXM", engine="megatron"),
-                 lambda: training_time("Llama-2-7B", "RTX 4090", tokens=1e9, engine="vllm"),
-                 lambda: decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe="all")):
+    for call in (
+        lambda: peak_flops("A10G", "fp16"),
+        lambda: decode_tokens_per_s("Llama-3.1-8B", "H100 SXM", engine="megatron"),
+        lambda: training_time("Llama-2-7B", "RTX 4090", tokens=1e9, engine="vllm"),
+        lambda: decode_tokens_per_s("Qwen3-30B-A3B", "RTX 4090", weights="Q4_K_M", cpu_moe="all"),
+    ):
         with pytest.raises(ValueError) as err:
             call()
         message = err.value.args[0]

@@ -46,7 +46,8 @@ def test_worksheets_are_two_chinese_a4_pdfs_and_only_the_teachers_has_answers(tm
 def test_grading_a_class_gives_points_by_the_key(tmp_path):
     answers = tmp_path / "class.csv"
     pd.DataFrame({"学号": ["s1", "s2", "s3", "s4"], "03.1": ["1.75 GiB", "1.88 GB", "0.875", ""],
-                  "03.4": ["8", "8倍", "2", "8"], "03.5": ["because…", "", "", ""]}).to_csv(answers, index=False)  # fmt: skip
+                  "03.4": ["8", "8倍", "2", "8"], "03.5": ["because…", "", "", ""]}).to_csv(
+        answers, index=False)  # fmt: skip
     grades, summary = grading.grade_class(grading.read_answers(answers))
     assert grades.loc["s1", "03.1"] == 2 and grades.loc["s2", "03.1"] == 2  # GB converted to GiB
     assert grades.loc["s3", "03.1"] == 1  # half: the method right, one factor of 2 slipped

@@ -95,7 +95,8 @@ def test_what_the_chinese_course_prints_is_chinese():
     result = module.measure(sorted(module.ZH.rglob("*.ipynb")))
     lines = sum(r["english_lines"] for r in result.values()) / sum(r["lines"] for r in result.values())
     headers = sum(r["english_headers"] for r in result.values()) / sum(r["headers"] for r in result.values())
-    assert lines <= 0.05 and headers <= 0.05, f"English in the Chinese course: {lines:.1%} of lines, {headers:.1%} of headers"
+    share = f"{lines:.1%} of lines, {headers:.1%} of headers"
+    assert lines <= 0.05 and headers <= 0.05, f"English in the Chinese course: {share}"
 
 
 LESSONS = sorted(ZH.glob("[0-9][0-9]_*.ipynb"))

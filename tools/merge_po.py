@@ -33,8 +33,13 @@ def main(lang: str, choices_path: str | None = None) -> None:
                 key = f"{entry.context or ''}\u0004{entry.id}"
                 old = merged.get(entry.id, context=entry.context)
                 if old is None:
-                    merged.add(entry.id, choices.get(key, entry.string), context=entry.context,
-                               auto_comments=entry.auto_comments, user_comments=entry.user_comments)
+                    merged.add(
+                        entry.id,
+                        choices.get(key, entry.string),
+                        context=entry.context,
+                        auto_comments=entry.auto_comments,
+                        user_comments=entry.user_comments,
+                    )
                 elif old.string != entry.string and key not in choices:
                     conflicts.append(f"{entry.context}/{entry.id}: {old.string!r} vs {entry.string!r} ({path.name})")
     if conflicts:
