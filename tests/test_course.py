@@ -1,5 +1,7 @@
 """Course helpers: environment check, local GPU detection, the first chart."""
 
+import pytest
+
 import hwguide as hg
 
 
@@ -41,3 +43,29 @@ def test_check_environment_keeps_codes_and_labels_them_for_display():
     assert table["ok"].dtype == bool
     shown = i18n.labelled(table.assign(installed=["missing", *table["installed"][1:]]), "zh")
     assert list(shown.columns) == ["软件包", "已安装版本", "最低要求", "是否满足"] and shown.iloc[0, 1] == "未安装"
+
+
+def test_a_font_installed_after_matplotlib_cached_its_list_is_found(monkeypatch):
+    """matplotlib caches its font list; a CJK font added later (the usual order) must still be found:
+    hg.setup(lang="zh") rebuilds the list once before saying no font is installed."""
+    from matplotlib import font_manager
+
+    from hwguide import course
+
+    if course.cjk_font() is None:
+        pytest.skip("no CJK font on this machine (CI installs fonts-wqy-microhei)")
+    stale = font_manager.FontManager.__new__(font_manager.FontManager)
+    stale.__dict__.update(font_manager.fontManager.__dict__)
+    stale.ttflist = [f for f in font_manager.fontManager.ttflist if f.name not in course.CJK_FONTS]
+    monkeypatch.setattr(font_manager, "fontManager", stale)  # the cache from before the font was installed
+    assert course.cjk_font() is not None  # found after one rebuild
+    assert course.chinese_font_problem() is None
+
+
+def test_a_chinese_export_refuses_rather_than_draw_boxes(monkeypatch, tmp_path):
+    from hwguide import course, export
+
+    monkeypatch.setattr(course, "chinese_font_problem", lambda: "no font")
+    with pytest.raises(RuntimeError, match="apt-get install fonts-wqy-microhei"):
+        export.export_guide(tmp_path / "guide", lang="zh", formats="html")
+    assert not (tmp_path / "guide").exists() or not list((tmp_path / "guide").iterdir())
