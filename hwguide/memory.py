@@ -371,6 +371,7 @@ def inference_memory(
     flash_attention: bool = True,
     cuda_context_mib: float | None = None,
     cpu_moe: int | str = 0,
+    gpu_layers: int | None = None,
 ) -> Memory:
     """GPU memory to serve ``batch`` sequences of ``context`` tokens (prompt + output) each.
 
@@ -382,6 +383,9 @@ def inference_memory(
     figure (data/engines.csv) with one you measured, in MiB. ``cpu_moe`` keeps the routed experts
     of that many MoE layers (``"all"``: every one) in CPU memory, as llama.cpp's ``--n-cpu-moe N`` /
     ``--cpu-moe`` and KTransformers do: they move from the GPU's weights to ``offloaded``.
+    ``gpu_layers`` keeps only that many of the model's layers on the GPU, as llama.cpp's
+    ``--n-gpu-layers`` (``-ngl``) does for a dense model: the other layers' weights and their KV cache
+    stay in CPU memory (``offloaded``), and so does the output layer unless every layer is on the GPU.
     """
     m = lookup_model(model)
     batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
@@ -455,6 +459,28 @@ def inference_memory(
                 gib=experts / GIB,
             )
         )
+    if gpu_layers is not None:
+        n = checks.whole(gpu_layers, "gpu_layers", low=0, high=m.layers)
+        if n < m.layers:
+            share = (m.layers - n) / m.layers
+            sizes = [(t.kind, size) for t, size, _ in tensor_bytes(m, fmt) if t.kind not in ("embedding", "position")]
+            layers_cpu = sum(size for kind, size in sizes if kind != "lm_head") * share
+            layers_cpu += sum(size for kind, size in sizes if kind == "lm_head")
+            kv_cpu = kv_per_gpu * share
+            offloaded["layers"], offloaded["kv_cache"] = layers_cpu, kv_cpu
+            w -= layers_cpu
+            kv_per_gpu -= kv_cpu
+            notes.append(
+                i18n.msg(
+                    "{gpu} of {layers} layers on the GPU (llama.cpp --n-gpu-layers {gpu}): {weights:.2f} GiB of "
+                    "weights (the other layers and the output layer) and {kv:.2f} GiB of their KV cache stay in "
+                    "CPU memory.",
+                    gpu=n,
+                    layers=m.layers,
+                    weights=layers_cpu / GIB,
+                    kv=kv_cpu / GIB,
+                )
+            )
     per_gpu = {
         "weights": w / gpus,
         "kv_cache": kv_per_gpu,

@@ -274,16 +274,19 @@ def _experts_touched(m: Model, batch: int) -> float:
     return m.experts * (1 - (1 - m.experts_per_token / m.experts) ** batch)
 
 
-def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0) -> dict[str, float]:
+def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0, gpu_layers: int | None = None
+                  ) -> dict[str, float]:  # fmt: skip
     """Bytes of weights one forward step reads, by storage class (:data:`WEIGHT_CLASSES`), and under
     "cpu" the expert bytes read from CPU memory.
 
     The embedding table is not streamed (each token reads one row of it); MoE expert tensors count
     the experts the batch routes to; everything else is read once per step. With ``cpu_layers``
     of the model's MoE layers keeping their experts in CPU memory, that share of the expert bytes
-    is read there instead.
+    is read there instead. With ``gpu_layers`` of ``m.layers`` on the GPU (llama.cpp's ``-ngl``), the
+    other layers' share and the output layer are read from CPU memory.
     """
     touched = _experts_touched(m, batch)
+    layers_off = (m.layers - gpu_layers) / m.layers if gpu_layers is not None and gpu_layers < m.layers else 0.0
     on_cpu = cpu_layers / m.moe_layers if m.moe_layers else 0.0
     out = dict.fromkeys((*WEIGHT_CLASSES, "cpu"), 0.0)
     for t, size, storage in tensor_bytes(m, weights):
@@ -294,13 +297,17 @@ def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0) -> di
         if expert and on_cpu:
             out["cpu"] += read * on_cpu
             read *= 1 - on_cpu
+        if layers_off:
+            off = 1.0 if t.kind == "lm_head" else layers_off
+            out["cpu"] += read * off
+            read *= 1 - off
         out[weight_class(storage)] += read
     return out
 
 
 def step_cost(
     m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str,
-    cpu_layers: int = 0, ram_gbs: float | None = None,
+    cpu_layers: int = 0, ram_gbs: float | None = None, unknown_peak: bool = False, gpu_layers: int | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """What one decode step of ``batch`` sequences at ``context`` tokens costs, before engine factors.
 
@@ -308,15 +315,26 @@ def step_cost(
     the layer and expert counts that fixed per-kernel overheads scale with, and the tensor-parallel
     all-reduce time; with experts of ``cpu_layers`` MoE layers in CPU memory, the expert bytes read
     there (``w_cpu``) and the system-memory bandwidth ``ram_gbs`` (GB/s) they are read at.
+    With ``unknown_peak``, a card whose Tensor rate the catalog lacks gets no compute term
+    (``peak`` infinite, ``peak_unknown`` 1): decode of a few sequences is bound by memory bandwidth.
     """
-    read = _weights_read(m, weights, batch, cpu_layers)
+    read = _weights_read(m, weights, batch, cpu_layers, gpu_layers)
     cost = {f"w_{c}": read[c] / gpus for c in WEIGHT_CLASSES}
     cost["w_cpu"] = read["cpu"]
     cost["ram_bandwidth"] = (ram_gbs or 1.0) * 1e9
     cost["quantised"] = _quantised_share(read)
     cost["kv"] = kv_cache_bytes(m, context, batch=batch, kv=kv) / gpus
+    if gpu_layers is not None and gpu_layers < m.layers:  # the CPU layers' KV cache is read there too
+        kv_cpu = cost["kv"] * (m.layers - gpu_layers) / m.layers
+        cost["kv"] -= kv_cpu
+        cost["w_cpu"] += kv_cpu
     cost["flops"] = batch * _flops_per_token(m, context) / gpus
-    cost["peak"] = peak_flops(g, _compute_precision(weights, eng, g))
+    try:
+        cost["peak"], cost["peak_unknown"] = peak_flops(g, _compute_precision(weights, eng, g)), 0.0
+    except ValueError:
+        if not unknown_peak:
+            raise
+        cost["peak"], cost["peak_unknown"] = math.inf, 1.0
     cost["bandwidth"] = g.bandwidth_gbs * 1e9
     cost["layers"] = float(m.layers)
     per_layer = {"all": float(m.experts), "routed": _experts_touched(m, batch), "fused": 0.0}[eng.expert_loop]
@@ -504,6 +522,7 @@ def decode_tokens_per_s(
     kv: str = "fp16",
     cpu_moe: int | str = 0,
     ram_gbs: float | None = None,
+    gpu_layers: int | None = None,
 ) -> float:
     """Aggregate decode speed of ``batch`` sequences, in tokens/s (per user: divide by ``batch``).
 
@@ -516,11 +535,14 @@ def decode_tokens_per_s(
     ``cpu_moe`` keeps the routed experts of that many MoE layers (or ``"all"``) in CPU memory, read
     at ``ram_gbs`` (GB/s: channels × MT/s × 8 / 1000, :func:`hwguide.ram_bandwidth_gbs`) times the
     engine's fitted ``cpu_bw``, in series with the GPU's share (llama.cpp ``--n-cpu-moe`` /
-    ``--cpu-moe``, KTransformers). This assumes the workload fits: :func:`inference_speed` checks
-    the memory first and says so when it does not.
+    ``--cpu-moe``, KTransformers). ``gpu_layers`` keeps only that many layers on the GPU (llama.cpp
+    ``-ngl``): the other layers' weights and KV cache are read from CPU memory at ``ram_gbs``, after
+    the GPU's part. This assumes the workload fits: :func:`inference_speed` checks the memory first
+    and says so when it does not.
     """
     parts = decode_breakdown(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
-                             interconnect=interconnect, kv=kv, cpu_moe=cpu_moe, ram_gbs=ram_gbs)  # fmt: skip
+                             interconnect=interconnect, kv=kv, cpu_moe=cpu_moe, ram_gbs=ram_gbs,
+                             gpu_layers=gpu_layers)  # fmt: skip
     return parts["tokens_per_s"]
 
 
@@ -547,6 +569,7 @@ def decode_breakdown(
     kv: str = "fp16",
     cpu_moe: int | str = 0,
     ram_gbs: float | None = None,
+    gpu_layers: int | None = None,
 ) -> dict[str, Any]:
     """:func:`decode_tokens_per_s` with its working: the parts of one step in seconds and sentences.
 
@@ -566,10 +589,16 @@ def decode_breakdown(
         raise ValueError(
             i18n.msg("cpu_moe needs ram_gbs, the system-memory bandwidth in GB/s (hg.ram_bandwidth_gbs(cpu))")
         )
+    if gpu_layers is not None:
+        gpu_layers = checks.whole(gpu_layers, "gpu_layers", low=0, high=m.layers)
+        if gpu_layers < m.layers and ram_gbs is None:
+            raise ValueError(
+                i18n.msg("gpu_layers needs ram_gbs, the system-memory bandwidth in GB/s (hg.ram_bandwidth_gbs(cpu))")
+            )
     if ram_gbs is not None:
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
-                     cpu_layers=cpu_layers, ram_gbs=ram_gbs)  # fmt: skip
+                     cpu_layers=cpu_layers, ram_gbs=ram_gbs, unknown_peak=True, gpu_layers=gpu_layers)  # fmt: skip
     f = engine_factors(eng)
     step = float(step_seconds(cost, f))
     memory, compute, overhead, comm, cpu = (float(v) for v in step_parts(cost, f).values())
@@ -583,7 +612,11 @@ def decode_breakdown(
                  bandwidth=g.bandwidth_gbs, bw_16bit=f["bw_16bit"], bw_8bit=f["bw_8bit"], bw_lowbit=f["bw_lowbit"],
                  ms=memory * ms),
         i18n.msg("Compute: {gflop:.1f} GFLOP per step at {tflops:.0f} TFLOPS × {mfu:.2f} = {ms:.2f} ms.",
-                 gflop=cost["flops"] / 1e9, tflops=cost["peak"] / 1e12, mfu=f["decode_mfu"], ms=compute * ms),
+                 gflop=cost["flops"] / 1e9, tflops=cost["peak"] / 1e12, mfu=f["decode_mfu"], ms=compute * ms)
+        if not cost["peak_unknown"] else
+        i18n.msg("Compute: left out, {gflop:.1f} GFLOP per step: the catalog has no Tensor rate for {card}, so the "
+                 "estimate assumes memory bandwidth bounds the step, as it does for a few sequences; with many "
+                 "sequences it is too fast.", gflop=cost["flops"] / 1e9, card=g.name),
         i18n.msg("Fixed times: {step_us:.0f} µs per step + {layers:.0f} layers × {layer_us:.1f} µs{experts} = "
                  "{ms:.2f} ms ({engine}'s fitted factors, data/engines.csv).", step_us=f["step_us"],
                  layers=cost["layers"], layer_us=f["layer_us"], ms=overhead * ms, engine=eng.name,
@@ -593,7 +626,13 @@ def decode_breakdown(
     if comm:
         working.append(i18n.msg("Tensor-parallel all-reduces: {count:.0f} per step over {link} = {ms:.2f} ms.",
                                 count=cost["allreduces"], link=link, ms=comm * ms))  # fmt: skip
-    if cpu:
+    if cpu and gpu_layers is not None and gpu_layers < m.layers:
+        working.append(i18n.msg("Layers in CPU memory: {cpu_layers} of {layers} layers, {gb:.2f} GB of weights and "
+                                "KV cache per step at {ram_gbs:g} GB/s × {cpu_bw:.2f} = {ms:.2f} ms, after the GPU's "
+                                "part (the CPU's own compute left out).", cpu_layers=m.layers - gpu_layers,
+                                layers=m.layers, gb=cost["w_cpu"] / 1e9, ram_gbs=ram_gbs, cpu_bw=f["cpu_bw"],
+                                ms=cpu * ms))  # fmt: skip
+    elif cpu:
         working.append(i18n.msg("Experts in CPU memory: {gb:.2f} GB per step at {ram_gbs:g} GB/s × {cpu_bw:.2f} = "
                                 "{ms:.2f} ms, after the GPU's part.", gb=cost["w_cpu"] / 1e9, ram_gbs=ram_gbs,
                                 cpu_bw=f["cpu_bw"], ms=cpu * ms))  # fmt: skip

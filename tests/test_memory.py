@@ -394,3 +394,27 @@ def test_errors_speak_the_readers_language():
     with hg.i18n.using("zh"), pytest.warns(UserWarning) as caught:
         mem = inference_memory("Llama-3.1-8B", context=200_000)
     assert CJK.search(str(caught[0].message)) and mem.warnings[0].render("en").startswith("context=200,000 exceeds")
+
+
+def test_partial_offload_keeps_the_other_layers_in_cpu_memory():
+    """llama.cpp's --n-gpu-layers for a dense model (issue 27): 40 of Llama-3.1-70B's 80 layers on the GPU
+    hold about half the weights; the rest, the output layer and their KV cache go to CPU memory."""
+    whole = hg.inference_memory("Llama-3.1-70B", weights="Q4_K_M", engine="llama.cpp")
+    half = hg.inference_memory("Llama-3.1-70B", weights="Q4_K_M", engine="llama.cpp", gpu_layers=40)
+    share = half.per_gpu["weights"] / whole.per_gpu["weights"]
+    assert 0.45 < share < 0.5  # half the layers, less the output layer that moved too
+    assert half.per_gpu["kv_cache"] == pytest.approx(whole.per_gpu["kv_cache"] / 2, rel=1e-6)
+    moved = half.offloaded["layers"] + half.offloaded["kv_cache"] + half.per_gpu["weights"] + half.per_gpu["kv_cache"]
+    assert moved == pytest.approx(whole.per_gpu["weights"] + whole.per_gpu["kv_cache"], rel=1e-6)
+    assert hg.inference_memory("Llama-3.1-70B", weights="Q4_K_M", engine="llama.cpp", gpu_layers=80) == whole
+    with pytest.raises(ValueError, match="gpu_layers"):
+        hg.inference_memory("Llama-3.1-70B", weights="Q4_K_M", engine="llama.cpp", gpu_layers=81)
+
+
+def test_partial_offload_decodes_at_the_system_memory_speed():
+    kwargs = dict(weights="Q4_K_M", engine="llama.cpp")
+    slow = hg.decode_tokens_per_s("Llama-3.1-70B", "RTX 4090", gpu_layers=40, ram_gbs=89.6, **kwargs)
+    bound = 89.6e9 / (hg.weights_bytes("Llama-3.1-70B", "Q4_K_M") / 2)  # reading the CPU half at peak
+    assert 0 < slow < bound
+    with pytest.raises(ValueError, match="ram_gbs"):
+        hg.decode_tokens_per_s("Llama-3.1-70B", "RTX 4090", gpu_layers=40, **kwargs)

@@ -297,3 +297,16 @@ def test_bad_input_errors_render_in_chinese():
         assert isinstance(message, hg.i18n.Message)
         with hg.i18n.using("zh"):
             assert CJK.search(str(err.value)) and not english_left(str(err.value)), str(err.value)
+
+
+@pytest.mark.parametrize("card", ["RTX 5090 D", "RTX 5090 D v2", "Apple M3 Ultra 512GB", "DGX Spark"])
+def test_decode_is_estimated_from_bandwidth_when_the_tensor_rate_is_unpublished(card):
+    """Decode of one sequence is bound by memory bandwidth, which the catalog has for these cards; the
+    working says the compute part is left out (issue 27)."""
+    parts = hg.speed.decode_breakdown("Llama-3.1-8B", card, weights="Q4_K_M", engine="llama.cpp")
+    assert parts["tokens_per_s"] > 0 and parts["bound"] in ("memory", "overhead")
+    assert "left out" in parts["working"][1].render("en")
+    bound = hg.gpu(card).bandwidth_gbs * 1e9 / hg.weights_bytes("Llama-3.1-8B", "Q4_K_M")
+    assert parts["tokens_per_s"] < bound  # never faster than reading the weights once per token
+    with pytest.raises(ValueError, match="Tensor rate"):
+        hg.prefill_seconds("Llama-3.1-8B", card, 2048, weights="Q4_K_M")  # prefill needs the compute rate
