@@ -47,6 +47,7 @@ from .catalog import (
     support_of,
 )
 from .claims import source_claims
+from .cost import TokenCost, token_cost
 from .course import check_environment, local_gpus, setup
 from .export import export_guide
 from .gguf import gguf_file_bytes
@@ -125,6 +126,8 @@ __all__ = [
     "decode_name",
     "compare",
     "break_even_days",
+    "token_cost",
+    "TokenCost",
     "arithmetic_intensity",
     "TrainingTime",
     "GPU",
