@@ -546,6 +546,10 @@ def decode_tokens_per_s(
     return parts["tokens_per_s"]
 
 
+# Up to this many sequences a decode step is bound by memory bandwidth on any card, so a card whose
+# Tensor rate the catalog lacks still gets a decode estimate; beyond it the compute term matters.
+FEW_SEQUENCES = 4
+
 # What takes most of a decode step (``decode_breakdown()["bound"]``, a code), and its words.
 BOUNDS = {
     "memory": i18n.N_("GPU memory bandwidth"),
@@ -598,7 +602,8 @@ def decode_breakdown(
     if ram_gbs is not None:
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
-                     cpu_layers=cpu_layers, ram_gbs=ram_gbs, unknown_peak=True, gpu_layers=gpu_layers)  # fmt: skip
+                     cpu_layers=cpu_layers, ram_gbs=ram_gbs, unknown_peak=batch <= FEW_SEQUENCES,
+                     gpu_layers=gpu_layers)  # fmt: skip
     f = engine_factors(eng)
     step = float(step_seconds(cost, f))
     memory, compute, overhead, comm, cpu = (float(v) for v in step_parts(cost, f).values())
