@@ -27,7 +27,7 @@ def main() -> None:
     parser.add_argument("notebooks", nargs="*", help="notebooks (default: every lesson in both languages)")
     parser.add_argument("--force", action="store_true", help="replace marks a notebook already has")
     args = parser.parse_args()
-    paths = [Path(p) for p in args.notebooks] or sorted(
+    paths = [Path(p).resolve() for p in args.notebooks] or sorted(
         p for p in (ROOT / "notebooks").rglob("[0-9][0-9]_*.ipynb") if ".ipynb_checkpoints" not in p.parts
     )
     for path in paths:
