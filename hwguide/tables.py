@@ -133,7 +133,6 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
     frame = inf[["gpu", "score", "fits", "price", "price_kind", "price_date", "score_per_1000"]].copy()
     frame.insert(2, "training_score", frame["gpu"].map(trn["score"]))
     frame["training_per_1000"] = frame["gpu"].map(trn["score_per_1000"])
-    frame["price_kind"] = frame["price_kind"].map(lambda kind: _price_kind(kind, lang))
     frame["china_export"] = [export_status(g, as_of=day, lang=lang)["label"] for g in frame["gpu"]]
     dates = [d for d in frame["price_date"] if d is not None]
     span = msg("{first} to {last}", first=min(dates), last=max(dates)) if dates else msg("none")
@@ -148,15 +147,6 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
         currency=msg(currency), day=day, span=span,
     )  # fmt: skip
     return frame
-
-
-def _price_kind(kind: object, lang: str) -> object:
-    """A price kind as a code and, for a converted price, the conversion beside it: "street-used (USD 1,207 ×
-    6.984, 2026-01-26)" becomes a message whose kind ("street-used") is labelled in the table's language."""
-    if not isinstance(kind, str) or " (" not in kind or not kind.endswith(")"):
-        return kind
-    code, conversion = kind[:-1].split(" (", 1)
-    return msg("{kind} ({conversion})", kind=i18n.label(code, lang, context="price_kind"), conversion=conversion)
 
 
 def _parameters() -> pd.DataFrame:

@@ -44,8 +44,10 @@ from hypothesis import strategies as st
 
 import hwguide as hg
 
-LIMIT_S = 2.0  # each call returns within this
-HANG_S = 8.0  # a call still running after this is stopped (so a hang fails the test, not the suite)
+# Hang guards, not speed targets (speed is measured in benchmarks/): a call must return, and a loaded
+# machine must not fail the suite.
+LIMIT_S = 8.0  # each call returns within this
+HANG_S = 15.0  # a call still running after this is stopped (so a hang fails the test, not the suite)
 ALLOWED = (ValueError, LookupError)
 LOOKUP_WORDS = ("card", "cards", "gpu", "model", "name", "engine", "reference")
 
