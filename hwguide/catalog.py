@@ -340,6 +340,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "gguf_matmul": Col(required=True, choices=("int8", "fp16")),
         "expert_loop": Col(required=True, choices=("all", "routed", "fused")),
         "multi_gpu": Col(required=True, choices=("tensor", "layer")),
+        "layer_offload": Col("bool", required=True),
         "bw_16bit": FRACTION,
         "bw_8bit": FRACTION,
         "bw_lowbit": FRACTION,
@@ -1223,6 +1224,7 @@ class Engine:
     gguf_matmul: str
     expert_loop: str
     multi_gpu: str
+    layer_offload: bool
     bw_16bit: float | None
     bw_8bit: float | None
     bw_lowbit: float | None

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as _dt
+import functools
 import html
 import math
 import warnings
@@ -51,6 +52,9 @@ from .catalog import (
     support_of,
 )
 from .catalog import cpu as catalog_cpu
+from .catalog import load_table
+from .cost import HOURS_PER_YEAR, _latest
+from .fit import SPEED_KINDS
 from .i18n import Message
 from .image import image_memory, image_model, image_seconds
 from .memory import check_weights, finetune_memory, inference_memory, is_gguf, training_memory
@@ -63,8 +67,20 @@ RAM_SIZES = (64, 128, 256, 512, 1024, 2048, 4096)
 DISK_TB = {"GB": 2, "TB": 4, "10TB": 16}
 # What became of a build: "ok" (it meets the need), else the first reason it fails. Codes that code compares;
 # their words are in the catalog (msgctxt "status"), and ``why`` says the rest in the reader's language.
-STATUSES = ("ok", "unsupported", "does_not_fit", "too_slow", "over_budget", "no_price", "not_buildable",
-            "cannot_be_estimated")  # fmt: skip
+STATUSES = ("ok", "unsupported", "export_controlled", "does_not_fit", "too_slow", "over_budget", "no_price",
+            "not_buildable", "cannot_be_estimated")  # fmt: skip
+# Where the buyer buys: "china" states every build's export status for China and can leave controlled cards out;
+# "global" does not. The default follows the currency: CNY → china.
+MARKETS = ("global", "china")
+# What export controls mean for a card bought in China (hg.export_status, data/export_controls.csv), as codes:
+# a US licence is required (or reviewed case by case, or granted one by one), Chinese authorities discourage
+# or review its use, the US needs no licence (a China SKU), or the data holds no event for the card.
+EXPORT = ("licence_required", "discouraged", "no_licence_needed", "none_on_record")
+CONTROLLED = ("licence_required", "discouraged")
+RANKS = ("price", "token_cost")
+# Owning cost per million tokens when ranking by it: hg.token_cost's defaults (3 years, 50% of hours in use,
+# electricity not counted), applied to the whole build's price.
+OWNED_YEARS, OWNED_UTILIZATION = 3.0, 0.5
 
 
 def _joined(parts: Sequence[Any]) -> Message | str:
@@ -75,6 +91,30 @@ def _joined(parts: Sequence[Any]) -> Message | str:
 def _said(err: Exception) -> Message | str:
     """What an error says: its message (rendered when shown), or its text."""
     return err.args[0] if err.args and isinstance(err.args[0], Message) else str(err)
+
+
+def china_export(card: str | GPU) -> tuple[str, Message]:
+    """A card's export status for a buyer in China: a code of :data:`EXPORT` and a message saying it.
+
+    From :func:`hwguide.export_status` today: a US licence requirement (also under case-by-case review or
+    licences granted one by one) is ``licence_required``; a Chinese notice discouraging or reviewing its use
+    is ``discouraged``; a US "no licence needed" event (a China SKU) is ``no_licence_needed``; no event at
+    all is ``none_on_record``, which means the kit has no data, not that the card is free of controls.
+    """
+    g = lookup_gpu(card, "card")
+    status = export_status(g)
+    us, china = status["us"], status["china"]
+    if us is not None and us["status"] in ("licence required", "case-by-case", "licences granted"):
+        code = "licence_required"
+    elif china is not None and china["status"] in ("use discouraged", "under review"):
+        code = "discouraged"
+    elif us is not None:
+        code = "no_licence_needed"
+    else:
+        return "none_on_record", i18n.msg("export to China: no event on record in data/export_controls.csv")
+    if code == "no_licence_needed":
+        return code, i18n.msg("export to China: no US licence needed since {date}", date=us["date"])
+    return code, i18n.msg("export to China: {status}", status=status["label"])
 
 
 def _as_model(value: Model | str | float, what: str) -> Model:
@@ -157,9 +197,12 @@ def build_system(
     sxm = _is_module(g.name)
     smallest = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
-    if count > most:
-        raise ValueError(i18n.msg("gpus={count} is more than one server holds ({most}); plan several machines",
-                                  count=count, most=most))  # fmt: skip
+    servers = 1
+    if count > most:  # several whole servers joined by a network
+        if count % most:
+            raise ValueError(i18n.msg("gpus={count} is more than one server holds ({most}); several servers hold a "
+                                      "multiple of {most} GPUs", count=count, most=most))  # fmt: skip
+        servers, count = count // most, most
     vram = g.memory_gib * count
     order = ["desktop", "workstation", "server"]
     for name in order[order.index(smallest) :]:
@@ -184,7 +227,7 @@ def build_system(
     draw = (g.tdp_w or math.nan) * count + float(p["host_w"])  # NaN where the vendor publishes no power figure
     psu = math.nan if math.isnan(draw) else math.ceil(1.25 * draw / 50) * 50
     platform_price = float(p["price_cny"]) if currency == "CNY" and p["price_cny"] is not None else math.nan
-    gpus_total = gpu_price * count if gpu_price is not None else math.nan
+    gpus_total = gpu_price * count * servers if gpu_price is not None else math.nan
     notes: list[Message] = []
     if count >= 3 and not sxm and "blower" not in (g.form_factor or "").lower() and g.segment == "consumer":
         notes.append(i18n.msg(
@@ -216,25 +259,42 @@ def build_system(
                               status=export))  # fmt: skip
     if ram_note:
         notes.append(ram_note)
+    network = ""
+    if servers > 1:
+        network = _network()
+        notes.append(i18n.msg(
+            "{servers} servers of {count} GPUs, joined by {network}: RAM, disk, power and the power supply are per "
+            "server; the network's switches and cables are not priced (no sourced price in the data)",
+            servers=servers, count=count, network=network,
+        ))  # fmt: skip
     return {
         "gpu": g.name,
-        "gpus": count,
+        "gpus": count * servers,
+        "servers": servers,
+        "network": network,
         "platform": name,
         "cpu": str(p["cpu_class"]),
         "host_link": "" if link is None else f"PCIe {link['gen']}.0 x{link['lanes']}",
         "gpu_memory_gib": vram,
         "ram_gb": ram,
         "disk_tb": disk,
-        "power_w": draw,
+        "power_w": draw * servers,
         "psu_w": psu,
         "gpu_price": gpus_total,
-        "platform_price": platform_price,
-        "ram_price": ram_price,
+        "platform_price": platform_price * servers,
+        "ram_price": ram_price * servers,
         "ram_gbs": ram_bandwidth_gbs(str(p["cpu"]), sockets=int(p["sockets"])),
-        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price) + ram_price,
+        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price * servers) + ram_price * servers,
         "platform_priced": not math.isnan(platform_price),
+        "network_priced": servers == 1,
         "notes": _joined(notes),
     }
+
+
+def _network() -> str:
+    """The network that joins servers for training: the ``network`` row of data/interconnects.csv."""
+    rows = [name for name, row in _links().items() if row["kind"] == "network"]
+    return rows[0]
 
 
 def host_link(card: str | GPU, gpus: int = 1, *, cpu: str, sockets: int = 1) -> dict[str, Any] | None:
@@ -285,7 +345,7 @@ def _complete_machine(g: GPU, price: float | None) -> dict[str, Any]:
         "gpu": g.name, "gpus": 1, "platform": "complete machine", "cpu": i18n.msg("built in (unified memory)"),
         "gpu_memory_gib": g.memory_gib, "ram_gb": g.memory_gib, "disk_tb": math.nan, "power_w": g.tdp_w,
         "psu_w": math.nan, "gpu_price": total, "platform_price": 0.0, "ram_price": 0.0, "ram_gbs": g.bandwidth_gbs,
-        "build_price": total, "platform_priced": True,
+        "build_price": total, "platform_priced": True, "servers": 1, "network": "", "network_priced": True,
         "notes": i18n.msg("a complete machine: CPU and GPU share its memory, so the model and the system use the "
                           "same RAM"),
     }  # fmt: skip
@@ -297,11 +357,13 @@ HOUSEHOLD_CIRCUIT_W = 220 * 10
 
 
 def _card_prices(currency: str, condition: str, table: pd.DataFrame,
-                 convert: bool) -> dict[str, tuple[float, Message | str, str]]:  # fmt: skip
+                 convert: bool) -> dict[str, tuple[float, Message | str, str, bool]]:  # fmt: skip
     """Each card's price, a note saying which observation it is ("street-new 2025-06-01"; a price in the
-    other currency converted when ``convert``, the note says so) and the price's kind (a code)."""
+    other currency converted when ``convert``, the note says so), the price's kind (a code) and whether it
+    was converted."""
     rows = priced(table, currency, condition, convert=convert)
-    return {r.Index: (float(r.amount), _price_note(r.label, r.date), str(r.kind)) for r in rows.itertuples()}
+    return {r.Index: (float(r.amount), _price_note(r.label, r.date), str(r.kind), bool(r.converted))
+            for r in rows.itertuples()}  # fmt: skip
 
 
 def _price_note(label: Message | str, date: Any) -> Message:
@@ -343,7 +405,7 @@ def recommend(
     budget: float | None = None,
     currency: str = "CNY",
     cards: Mapping[str, Any] | Sequence[str] | None = None,
-    gpu_counts: Sequence[int] = (1, 2, 4, 8),
+    gpu_counts: Sequence[int] | None = None,
     condition: str = "any",
     prices: pd.DataFrame | Mapping[str, float] | None = None,
     data_scale: str = "GB",
@@ -351,6 +413,9 @@ def recommend(
     allow_unsupported: bool = False,
     convert: bool = True,
     window_months: int = 12,
+    market: str | None = None,
+    allow_controlled: bool = True,
+    rank_by: str = "price",
 ) -> Plan:
     """Builds (card × GPU count + platform) that meet a need within a budget, best (cheapest) first.
 
@@ -369,7 +434,8 @@ def recommend(
       generation (:func:`hwguide.image_seconds`); each GPU runs its own pipeline, so more GPUs give
       more images per hour, not shorter waits;
     * ``budget``: the whole build in ``currency``; ``cards``: a list of names or a filter dict
-      (segments, markets, modded=False, names); ``gpu_counts``: the GPU counts to try;
+      (segments, markets, modded=False, names); ``gpu_counts``: the GPU counts to try (default 1, 2, 4
+      and 8, and with ``pretrain`` also 16, 32 and 64: several 8-GPU servers joined by InfiniBand);
       ``condition``: which prices (new, used, any); ``prices``: your own {gpu: price};
     * ``allow_unsupported``: also try cards whose platform today's frameworks have dropped
       (``current`` false in data/support.csv: Pascal and Volta, which CUDA 13 and vLLM no longer
@@ -378,7 +444,19 @@ def recommend(
       converted at the CFETS central parity of the price's date (``price_note`` says so), as
       :func:`hwguide.value_ranking` does; ``window_months``: only prices of the last so many months
       (12 by default, so that a build is priced as it could be bought today; the value ranking looks
-      back 36 months and marks the older prices stale).
+      back 36 months and marks the older prices stale). A price converted from the other currency ranks
+      after every build priced in ``currency`` itself;
+    * ``market``: "china" (the default with CNY) or "global". In China every build says its export status
+      (``export``, a code of :data:`EXPORT`, and a sentence in ``why``); ``allow_controlled=False`` then leaves
+      out cards that need a US licence or whose use Chinese authorities discourage (status
+      ``export_controlled``);
+    * ``rank_by``: "price" (the build's price) or "token_cost" (for inference: the build's price spread over
+      3 years at 50% use, per million generated tokens, the ``owned_per_million`` column).
+
+    SXM and OAM modules come only as whole 8-GPU servers (several for 16 or more), priced with a complete
+    server's price per GPU (``server-share`` rows) and never as a share of one. When a model does not fit
+    and the engine can run layers on the CPU (llama.cpp), the build is offered with as many layers on the
+    GPU as fit (``gpu_layers``), labelled, after the builds that hold the whole model.
 
     Inference and fine-tuning split the model over the cards (tensor parallel / ZeRO-3); a model
     given as a parameter count stands in as the closest dense catalog model (said in the
@@ -392,6 +470,8 @@ def recommend(
         budget = checks.number(budget, "budget", open_low=True, high=1e12)
     currency = checks.currency(currency)
     condition = checks.choice(condition, "condition", _CONDITION_KINDS)
+    if gpu_counts is None:
+        gpu_counts = (1, 2, 4, 8, 16, 32, 64) if pretrain is not None else (1, 2, 4, 8)
     if isinstance(gpu_counts, (str, bytes)) or not isinstance(gpu_counts, Sequence) or not gpu_counts:
         raise ValueError(i18n.msg("gpu_counts must be a non-empty list of GPU counts such as (1, 2, 4, 8), not "
                                   "{gpu_counts!r}", gpu_counts=gpu_counts))  # fmt: skip
@@ -401,12 +481,19 @@ def recommend(
     allow_unsupported = checks.flag(allow_unsupported, "allow_unsupported")
     convert = checks.flag(convert, "convert")
     window_months = checks.whole(window_months, "window_months", high=1200)
+    market = checks.choice("china" if market is None and currency == "CNY" else market or "global", "market",
+                           MARKETS)  # fmt: skip
+    allow_controlled = checks.flag(allow_controlled, "allow_controlled")
+    rank_by = checks.choice(rank_by, "rank_by", RANKS)
     allowed = _allowed_cards(cards)
     table = price_rows(prices, currency)
     table = table[table["date"] >= _months_before(_dt.date.today(), window_months)]
     price_of = _card_prices(currency, condition, table, convert)
     server_share = _card_prices(currency, "server", table, convert)  # SXM modules: a complete server's price per GPU
     need = _normalise(inference, finetune, pretrain, image)
+    need["assumptions"] += _assumed(inference, need, headroom=headroom, currency=currency, convert=convert,
+                                    window_months=window_months, market=market, counts=counts,
+                                    price_of=price_of, allowed=allowed)  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         memory = {count: _memory_for(need, count) for count in counts}
@@ -423,20 +510,69 @@ def recommend(
                                platform=support["name"],
                                why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
             need["assumptions"].append(warning)
+        export = china_export(card)
         for count in counts:
-            price = price_of.get(card.name, (math.nan, "no price", ""))
-            if _is_module(card.name) and card.name in server_share:
-                price = server_share[card.name]
-            rows.append(
-                _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale, headroom)
-            )
+            price = price_of.get(card.name, (math.nan, "no price", "", False))
+            if _is_module(card.name):  # a module is bought in a server: only a server's price prices it
+                price = server_share.get(card.name, (math.nan, "no price", "", False))
+            row = _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale,
+                             headroom, export=export if market == "china" else None,
+                             allow_controlled=allow_controlled)  # fmt: skip
+            rows.append(row | {"export": export[0]})
     table = pd.DataFrame(rows)
+    for column in ("converted", "gpu_layers", "owned_per_million"):
+        if column not in table:
+            table[column] = math.nan if column != "converted" else False
+    table["converted"] = table["converted"].fillna(False).astype(bool)
     ok = table["status"].eq("ok")
-    builds = table[ok].sort_values(
-        ["build_price", "gpu_price", "score"], ascending=[True, True, False], na_position="last"
-    )
+    # builds priced in the currency itself first, builds holding the whole model before partial offload
+    first = "owned_per_million" if rank_by == "token_cost" else "build_price"
+    builds = table[ok]
+    builds = builds.assign(_offload=builds["gpu_layers"].notna())
+    builds = builds.sort_values(["converted", "_offload", first, "gpu_price", "score"],
+                                ascending=[True, True, True, True, False], na_position="last").drop(columns="_offload")
     failed = table[~ok].sort_values(["status", "gpu", "gpus"])
     return Plan(builds.reset_index(drop=True), failed.reset_index(drop=True), need, tuple(need["assumptions"]))
+
+
+def _assumed(inference: Mapping[str, Any] | None, need: Mapping[str, Any], *, headroom: float, currency: str,
+             convert: bool, window_months: int, market: str, counts: Sequence[int],
+             price_of: Mapping[str, tuple[float, Any, str, bool]], allowed: Sequence[GPU]) -> list[Message]:  # fmt: skip
+    """What the planner assumed that the buyer did not say, as messages for ``plan.assumptions``."""
+    out: list[Message] = []
+    if inference is not None:
+        w = need["inference"]
+        if not inference.get("engine"):
+            out.append(i18n.msg("Engine: {engine}, the default for {weights} weights (inference=dict(engine=...) "
+                                "changes it).", engine=w["engine"], weights=w["weights"]))  # fmt: skip
+        if not inference.get("kv"):
+            out.append(i18n.msg("KV cache in fp16 (inference=dict(kv='fp8') halves it where the engine supports "
+                                "an fp8 cache)."))  # fmt: skip
+        if not inference.get("context"):
+            out.append(i18n.msg("Context: {tokens:,} tokens per user (inference=dict(context=...)).",
+                                tokens=w["context"]))  # fmt: skip
+        if not inference.get("users"):
+            out.append(i18n.msg("One user at a time (inference=dict(users=...))."))
+    out.append(i18n.msg("Memory headroom: {headroom:.0%} of each card's memory kept free (headroom=).",
+                        headroom=headroom))  # fmt: skip
+    converted = sum(1 for g in allowed if price_of.get(g.name, (0, "", "", False))[3])
+    out.append(i18n.msg("Prices: the newest of the last {months} months in data/prices.csv, in {currency}.",
+                        months=window_months, currency=i18n.msg(currency)))  # fmt: skip
+    if convert and converted:
+        out.append(i18n.msg("{cards} cards have no {currency} price and are priced in the other currency, converted "
+                            "at the CFETS central parity of the price's date (convert=False leaves them unpriced); "
+                            "their builds rank after those priced in {currency}.", cards=converted,
+                            currency=i18n.msg(currency)))  # fmt: skip
+    if market == "china":
+        out.append(i18n.msg("Market: China. Every build states its export status for China (hg.export_status, "
+                            "data/export_controls.csv); allow_controlled=False leaves out cards that need a US "
+                            "licence or whose use Chinese authorities discourage."))  # fmt: skip
+    out.append(i18n.msg("GPU counts tried: {counts}; SXM/OAM modules only as whole 8-GPU servers.",
+                        counts=", ".join(str(c) for c in counts)))  # fmt: skip
+    if "pretrain" in need and max(counts) > 8:
+        out.append(i18n.msg("Training on several servers: the time shrinks as 1/GPUs; the kit has no term yet for "
+                            "communication between servers, so a real run across servers takes longer."))  # fmt: skip
+    return out
 
 
 def _get(given: Mapping[str, Any], key: str, default: Any) -> Any:
@@ -581,11 +717,14 @@ def _try_build(
     budget: float | None,
     currency: str,
     condition: str,
-    priced: tuple[float, Message | str, str],
+    priced: tuple[float, Message | str, str, bool],
     data_scale: str,
     headroom: float,
+    *,
+    export: tuple[str, Message] | None = None,
+    allow_controlled: bool = True,
 ) -> dict[str, Any]:
-    price, price_note, kind = priced
+    price, price_note, kind, converted = priced
     row: dict[str, Any] = {
         "gpu": card.name,
         "gpus": count,
@@ -594,8 +733,19 @@ def _try_build(
         "why": "",
         "gpu_price_each": price,
         "price_note": price_note,
+        "converted": converted,
         "score": math.nan,
     }
+    if export is not None and not allow_controlled and export[0] in CONTROLLED:
+        text = i18n.msg("{export}; left out (recommend(..., allow_controlled=True) lists it, marked)",
+                        export=export[1])  # fmt: skip
+        return row | {"status": "export_controlled", "problems": ("export_controlled",), "why": _joined([text])}
+    most = int(platform("server")["max_gpus"])
+    if _is_module(card.name) and count % most:
+        text = i18n.msg("{card} is a module (SXM/OAM): it is sold on an {most}-GPU server board, not as {count}; "
+                        "try gpus={most}{rent}", card=card.name, most=most, count=count,
+                        rent=_rental(card, currency))  # fmt: skip
+        return row | {"status": "not_buildable", "problems": ("not_buildable",), "why": _joined([text])}
     # MoE experts kept in CPU memory need RAM of their own; small host-side tensors (llama.cpp's token
     # embeddings) fit in the platform's own RAM
     offload_gb = sum(m.offloaded.get("experts", 0) for m in memory.values()) / 1e9
@@ -603,13 +753,22 @@ def _try_build(
         memory = {**memory, "image": image_memory(need["image"]["model"], card=card,
                                                   **{k: v for k, v in _image_args(need["image"]).items()
                                                      if k != "steps"})}  # fmt: skip
+    gpu_layers = _partial_offload(card, count, need, memory, headroom)
+    if gpu_layers is not None:  # the fallback: as many layers on the GPU as fit, the rest in system RAM
+        w = need["inference"]
+        memory = {**memory, "inference": inference_memory(w["model"], weights=w["weights"], kv=w["kv"],
+                                                          batch=w["users"], context=w["context"], engine=w["engine"],
+                                                          cpu_moe=w["cpu_moe"], gpu_layers=gpu_layers)}  # fmt: skip
+        part = memory["inference"].offloaded
+        offload_gb += (part.get("layers", 0) + part.get("kv_cache", 0)) / 1e9
+        row["gpu_layers"] = gpu_layers
     try:
         system = build_system(card, count, data_scale=data_scale, currency=currency,
                               gpu_price=None if math.isnan(price) else price, offload_gb=offload_gb)  # fmt: skip
     except ValueError as err:
         return row | {"status": "not_buildable", "problems": ("not_buildable",), "why": _joined([_said(err)])}
     keep = ("platform", "cpu", "ram_gb", "disk_tb", "power_w", "psu_w", "gpu_price", "ram_price", "build_price",
-            "platform_priced")  # fmt: skip
+            "platform_priced", "servers", "network", "network_priced")  # fmt: skip
     row.update({k: system[k] for k in keep})
     if kind == "server-share":  # the share already holds the server around the module
         row.update(build_price=price * count, platform_priced=True,
@@ -640,13 +799,17 @@ def _try_build(
             w = need["inference"]
             speed = decode_tokens_per_s(w["model"], card, weights=w["weights"], batch=w["users"],
                                         context=w["context"], gpus=count, engine=w["engine"], kv=w["kv"],
-                                        cpu_moe=w["cpu_moe"],
-                                        ram_gbs=system["ram_gbs"] if w["cpu_moe"] else None)  # fmt: skip
+                                        cpu_moe=w["cpu_moe"], gpu_layers=gpu_layers,
+                                        ram_gbs=system["ram_gbs"] if w["cpu_moe"] or gpu_layers is not None
+                                        else None)  # fmt: skip
             row["tokens_per_s_per_user"] = speed / w["users"]
             row["score"] = speed
             if w["tokens_per_s"] and speed / w["users"] < w["tokens_per_s"]:
                 text = i18n.msg("too slow: {speed:.1f} tokens/s per user, {needed:g} needed",
                                 speed=speed / w["users"], needed=w["tokens_per_s"])  # fmt: skip
+                if gpu_layers is not None:
+                    text = i18n.msg("{text}, with {gpu:d} of {layers:d} layers on the GPU (partial offload)",
+                                    text=text, gpu=gpu_layers, layers=w["model"].layers)  # fmt: skip
                 problems.append(("too_slow", text))
         if "image" in need:
             w = need["image"]
@@ -671,7 +834,10 @@ def _try_build(
     except ValueError as err:  # e.g. a card without a sourced Tensor rate
         problems.append(("cannot_be_estimated", i18n.msg("cannot be estimated: {error}", error=_said(err))))
     if math.isnan(price):
-        if condition == "any":
+        if _is_module(card.name):
+            text = i18n.msg("no price: no {currency} price of a complete server for {card} in the data (a module "
+                            "is priced only with its server)", currency=currency_words, card=card.name)  # fmt: skip
+        elif condition == "any":
             text = i18n.msg("no price: no {currency} price for {card} in the data", currency=currency_words,
                             card=card.name)  # fmt: skip
         else:
@@ -693,6 +859,11 @@ def _try_build(
                     ),
                 )
             )
+        elif budget is not None and not row.get("network_priced", True):
+            text = i18n.msg("no price: the network joining {servers} servers has no sourced {currency} price, so the "
+                            "budget of {budget:,.0f} cannot be checked", servers=row["servers"],
+                            currency=currency_words, budget=budget)  # fmt: skip
+            problems.append(("no_price", text))
         elif budget is not None and not row.get("platform_priced", True):
             # the GPUs may fit the budget, but a server around them has no sourced price: the budget
             # cannot be checked, so the build is not offered as meeting it (without a budget it is listed)
@@ -700,13 +871,84 @@ def _try_build(
                             "so the budget of {budget:,.0f} cannot be checked", count=count, card=card.name,
                             currency=currency_words, budget=budget)  # fmt: skip
             problems.append(("no_price", text))
+    total = row["gpu_price"] if math.isnan(row.get("build_price", math.nan)) else row["build_price"]
+    if "inference" in need and row.get("score", 0) > 0 and not math.isnan(total):
+        per_hour = total / (OWNED_YEARS * HOURS_PER_YEAR * OWNED_UTILIZATION)  # the build's price per hour in use
+        row["owned_per_million"] = per_hour / (row["score"] * 3600 / 1e6)
     if problems:
         row["status"] = problems[0][0]
         row["problems"] = tuple(code for code, _ in problems)
         row["why"] = _joined([text for _, text in problems])
     else:
-        row["why"] = _joined(_why(card, count, row, currency_words))
+        parts = _why(card, count, row, currency_words)
+        if gpu_layers is not None:
+            w = need["inference"]
+            parts.insert(0, i18n.msg("partial offload: {gpu:d} of {layers:d} layers on the GPU (llama.cpp -ngl {gpu:d}), "
+                                     "the rest in system RAM at {ram:,.0f} GB/s, about {speed:.1f} tokens/s per user",
+                                     gpu=gpu_layers, layers=w["model"].layers, ram=system["ram_gbs"],
+                                     speed=row["tokens_per_s_per_user"]))  # fmt: skip
+        if not _speed_measured(card) and ("inference" in need or "pretrain" in need or "image" in need):
+            parts.append(i18n.msg("speed from peak rates only: data/measurements.csv has no speed measured on "
+                                  "{platform} hardware, so take it as a rough guide", platform=card.support))  # fmt: skip
+        if export is not None:
+            parts.append(export[1])
+        row["why"] = _joined(parts)
     return row
+
+
+def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Mapping[str, Any],
+                     headroom: float) -> int | None:  # fmt: skip
+    """How many layers of the inference model fit on one card when the whole model does not, where the
+    engine can run the others on the CPU (engines.csv ``layer_offload``); None when the fallback does not
+    apply (the model fits, another part of the need does not, several cards, no layer fits)."""
+    if "inference" not in need or count != 1 or card.unified_memory:
+        return None
+    misfit = [k for k, m in memory.items() if not m.fits(card, headroom=headroom)]
+    w = need["inference"]
+    if misfit != ["inference"] or not lookup_engine(w["engine"]).layer_offload:
+        return None
+
+    def fits(n: int) -> bool:
+        m = inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"], context=w["context"],
+                             engine=w["engine"], cpu_moe=w["cpu_moe"], gpu_layers=n)  # fmt: skip
+        return m.fits(card, headroom=headroom)
+
+    low, high = 0, w["model"].layers - 1  # the most layers that fit, by bisection (memory grows with layers)
+    if not fits(1):
+        return None
+    low = 1
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if fits(mid) else (low, mid - 1)
+    return low
+
+
+def _rental(card: GPU, currency: str) -> Message | str:
+    """", or rent it: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``."""
+    cloud = _latest(card.name, "cloud-hourly", currency, None)
+    if cloud is None:
+        return ""
+    return i18n.msg(", or rent one: {price:g} {currency} per GPU-hour ({date}, data/prices.csv)",
+                    price=cloud["amount"], currency=i18n.msg(currency), date=cloud["date"])  # fmt: skip
+
+
+@functools.cache
+def _measured_platforms() -> frozenset[str]:
+    """The platforms (data/support.csv rows) of the cards that speed measurements in data/measurements.csv ran on."""
+    table = load_table("measurements")
+    rows = table[table["kind"].isin(SPEED_KINDS) & table["excluded_because"].isna()]
+    found = set()
+    for name in rows["gpu"].unique():
+        try:
+            found.add(lookup_gpu(name).support)
+        except (LookupError, ValueError):
+            continue
+    return frozenset(found)
+
+
+def _speed_measured(card: GPU) -> bool:
+    """Whether the kit's speed model has seen a measurement on this card's platform (its support row)."""
+    return card.support in _measured_platforms()
 
 
 def _why(card: GPU, count: int, row: Mapping[str, Any], currency: Message) -> list[Message]:
@@ -719,7 +961,7 @@ def _why(card: GPU, count: int, row: Mapping[str, Any], currency: Message) -> li
         else i18n.msg("{count} × {card} hold the work with {spare:.0f} GiB to spare", count=count, card=card.name,
                       spare=spare)
     ]  # fmt: skip
-    if "tokens_per_s_per_user" in row and not math.isnan(row.get("tokens_per_s_per_user", math.nan)):
+    if not math.isnan(row.get("tokens_per_s_per_user", math.nan)) and math.isnan(row.get("gpu_layers", math.nan)):
         parts.append(i18n.msg("{speed:.0f} tokens/s per user", speed=row["tokens_per_s_per_user"]))
     if "days" in row:
         parts.append(i18n.msg("{days:,.1f} days of pre-training", days=row["days"]))
@@ -734,7 +976,12 @@ def _why(card: GPU, count: int, row: Mapping[str, Any], currency: Message) -> li
     else:
         parts.append(i18n.msg("{price:,.0f} {currency} for the GPUs (no sourced server platform price)",
                               price=row["gpu_price"], currency=currency))  # fmt: skip
-    if count > 1:
+    servers = row.get("servers", 1)
+    if servers > 1:
+        parts.append(i18n.msg("{servers} servers of {each} GPUs: {link} inside each, {network} between them",
+                              servers=servers, each=count // servers, link=default_link(card, gpus=count // servers),
+                              network=row["network"]))  # fmt: skip
+    elif count > 1:
         parts.append(i18n.msg("linked by {link}", link=row["link"]))
     return parts
 

@@ -135,7 +135,8 @@ PRICE_COLUMNS = ("gpu", "date", "currency", "amount", "kind")
 
 def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) -> pd.DataFrame:
     """The price observations to use: the catalog's, or yours as a {gpu: amount} dict in ``currency``
-    (dated today) or a DataFrame shaped like data/prices.csv."""
+    (dated today; for an SXM/OAM module, the price per GPU of a complete server) or a DataFrame shaped like
+    data/prices.csv."""
     if prices is None:
         return price_table()
     if isinstance(prices, Mapping):
@@ -146,8 +147,9 @@ def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str)
         for name, amount in prices.items():
             card = lookup_gpu(name, "prices")
             amount = checks.number(amount, f"prices[{name!r}]", open_low=True, high=1e12, unit=currency)
+            kind = "server-share" if _is_module(card.name) else "street-new"  # a module's price: its server's share
             rows.append({"gpu": card.name, "date": _dt.date.today(), "currency": currency, "amount": amount,
-                         "kind": "street-new", "region": "user", "source": "your price", "notes": ""})  # fmt: skip
+                         "kind": kind, "region": "user", "source": "your price", "notes": ""})  # fmt: skip
         return pd.DataFrame(rows)
     if isinstance(prices, pd.DataFrame):
         missing = [c for c in PRICE_COLUMNS if c not in prices.columns]
@@ -196,6 +198,7 @@ def priced(
     conversion: the kind's code ("street-new"), or a message for a converted price
     ("street-used (USD 1,207 × 6.984, 2026-01-26)", the kind in the reader's words).
     """
+    table = on_sale_only(table, as_of)
     own = latest_prices(table, currency, condition, as_of).assign(converted=False)
     own["label"] = own["kind"]
     if not convert:
@@ -213,6 +216,27 @@ def priced(
         amount = float(row["amount"]) * rate
         rows.append(row.to_dict() | {"gpu": gpu, "amount": amount, "converted": True, "label": label})
     return pd.concat([own, pd.DataFrame(rows).set_index("gpu")]) if rows else own
+
+
+ESTIMATE_KINDS = ("estimate-new", "estimate-used")
+SHOP_KINDS = ("street-new", "street-used")
+
+
+def on_sale_only(table: pd.DataFrame, as_of: _dt.date | None = None) -> pd.DataFrame:
+    """The price rows less every estimate made before a card went on sale.
+
+    An estimate (``estimate-new``, ``estimate-used``) is dropped when the same card has a shop price
+    (``street-new`` or ``street-used``, in any currency or region) dated after it and on or before ``as_of``:
+    once a card is on sale, a pre-launch guess no longer prices it (the RTX 5090's 15,499 CNY estimate of
+    January 2025, for a card that sold in the US from that month and in China as the 5090 D).
+    """
+    shops = table[table["kind"].isin(SHOP_KINDS)]
+    if as_of is not None:
+        shops = shops[shops["date"] <= as_of]
+    last_shop = shops.groupby("gpu")["date"].max().to_dict()
+    superseded = [kind in ESTIMATE_KINDS and gpu in last_shop and last_shop[gpu] > day
+                  for gpu, kind, day in zip(table["gpu"], table["kind"], table["date"])]  # fmt: skip
+    return table[[not s for s in superseded]]
 
 
 def _is_module(name: str) -> bool:

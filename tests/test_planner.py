@@ -12,8 +12,11 @@ import hwguide as hg
 def test_recommend_ranks_builds_that_meet_the_need_by_price():
     plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4, tokens_per_s=20), budget=30000)
     assert len(plan.builds) and len(plan.failed)
-    prices = plan.builds["build_price"].dropna()
-    assert (prices.diff().dropna() >= 0).all()
+    converted = plan.builds["converted"]
+    assert not (converted.astype(int).diff().dropna() < 0).any()  # builds priced in CNY first, converted ones after
+    for _, part in plan.builds.groupby("converted"):
+        prices = part["build_price"].dropna()
+        assert (prices.diff().dropna() >= 0).all()
     assert (plan.builds.dropna(subset=["build_price"])["build_price"] <= 30000).all()
     assert (plan.builds["tokens_per_s_per_user"] >= 20).all()
     assert plan.failed["status"].isin(list(hg.planner.STATUSES[1:])).all()
@@ -72,8 +75,12 @@ def test_build_system_rules():
     assert "rest of the server" not in str(one["notes"])
     with pytest.raises(ValueError, match="data_scale"):
         hg.build_system("RTX 4090", 1, data_scale="PB")
-    with pytest.raises(ValueError, match="8"):
-        hg.build_system("RTX 4090", 16)
+    with pytest.raises(ValueError, match="multiple of 8"):
+        hg.build_system("RTX 4090", 12)
+    two = hg.build_system("H100 SXM", 16, gpu_price=337500)  # two 8-GPU servers joined by InfiniBand
+    assert two["servers"] == 2 and two["gpus"] == 16 and "InfiniBand NDR" in two["network"]
+    assert two["power_w"] == 2 * (8 * 700 + 4600) and two["psu_w"] == math.ceil(1.25 * (8 * 700 + 4600) / 50) * 50
+    assert two["gpu_price"] == 16 * 337500 and not two["network_priced"]
 
 
 def test_evaluate_scenario_checks_the_source_builds():
