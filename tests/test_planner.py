@@ -311,3 +311,90 @@ def test_build_notes_host_links_and_scenarios_read_as_chinese():
     with pytest.raises(ValueError) as err:
         hg.recommend()
     assert str(err.value).startswith("no workload") and err.value.args[0].render("zh").startswith("没有给出负载")
+
+
+LAB = dict(
+    inference=dict(model="Llama-3.1-70B", weights="awq-4bit-g128", users=20, context=8192, tokens_per_s=15),
+    finetune=dict(model="Qwen3-8B", method="lora"),
+    budget=200000,
+    currency="CNY",
+)
+
+
+def test_the_china_lab_case_states_export_status_and_never_sells_a_share_of_a_server():
+    plan = hg.recommend(**LAB)
+    assert len(plan.builds)
+    for row in plan.builds.itertuples():
+        shown = row.why.render("en")
+        assert "export to China:" in shown, shown
+        assert row.export in hg.planner.EXPORT
+        assert not (hg.value._is_module(row.gpu) and row.gpus % 8), f"{row.gpus} × {row.gpu}"
+    l20 = plan.builds.set_index("gpu").loc["L20"]
+    assert l20["export"] == "no_licence_needed"  # the China SKU of 2024 (data/export_controls.csv)
+    # one module, or two or four, is not something a buyer can buy: only whole 8-GPU servers
+    lone = plan.failed[(plan.failed["gpu"] == "H200 SXM") & (plan.failed["gpus"] == 1)].iloc[0]
+    assert lone["status"] == "not_buildable" and "8-GPU server board" in lone["why"].render("en")
+    said = [a.render("en") for a in plan.assumptions]
+    assert any(a.startswith("Engine: vllm") for a in said) and any(a.startswith("KV cache in fp16") for a in said)
+    assert any("Memory headroom: 10%" in a for a in said) and any(a.startswith("Market: China") for a in said)
+
+
+def test_controlled_cards_can_be_left_out_and_say_so():
+    plan = hg.recommend(**LAB, allow_controlled=False)
+    assert not plan.builds["export"].isin(hg.planner.CONTROLLED).any()
+    out = plan.failed[plan.failed["status"] == "export_controlled"]
+    assert "RTX 4090" in set(out["gpu"])  # US licence required since 2023-11-17
+    assert "allow_controlled=True" in out.iloc[0]["why"].render("en")
+    global_plan = hg.recommend(**dict(LAB, currency="USD", budget=30000), market="global")
+    assert not any(str(a).startswith("Market: China") for a in global_plan.assumptions)
+
+
+def test_a_converted_price_ranks_after_local_ones():
+    plan = hg.recommend(**LAB)
+    flags = list(plan.builds["converted"])
+    assert flags == sorted(flags)  # False (priced in CNY) first
+
+
+def test_a_pre_launch_estimate_no_longer_prices_a_card_on_sale():
+    table = hg.catalog.prices()
+    estimate = table[(table["gpu"] == "RTX 5090") & (table["kind"] == "estimate-new") & (table["currency"] == "CNY")]
+    assert len(estimate) == 1 and float(estimate["amount"].iloc[0]) == 15499  # the January 2025 preview
+    kept = hg.value.on_sale_only(table)
+    assert not ((kept["gpu"] == "RTX 5090") & (kept["kind"] == "estimate-new")).any()
+    ranking = hg.value_ranking("inference", currency="CNY").set_index("gpu")
+    assert ranking.loc["RTX 5090", "price"] != 15499 and bool(ranking.loc["RTX 5090", "converted"])
+
+
+def test_seventy_b_on_a_4090_is_offered_with_partial_offload():
+    plan = hg.recommend(inference=dict(model="DeepSeek-R1-Distill-Llama-70B", weights="Q4_K_M"), cards=["RTX 4090"],
+                        gpu_counts=(1,))  # fmt: skip
+    row = plan.builds.iloc[0]
+    layers = hg.model("DeepSeek-R1-Distill-Llama-70B").layers
+    assert 30 <= row["gpu_layers"] < layers  # about half of 80 layers fit in 24 GiB with 10% headroom
+    memory = hg.inference_memory("DeepSeek-R1-Distill-Llama-70B", weights="Q4_K_M", engine="llama.cpp",
+                                 gpu_layers=int(row["gpu_layers"]))  # fmt: skip
+    assert memory.fits(hg.gpu("RTX 4090"), headroom=0.1)
+    shown = row["why"].render("en")
+    assert shown.startswith(f"partial offload: {int(row['gpu_layers'])} of {layers} layers on the GPU")
+    assert 0.5 < row["tokens_per_s_per_user"] < 5  # bound by the desktop's dual-channel DDR5
+    assert row["ram_gb"] >= 64
+
+
+def test_pretraining_can_take_several_servers():
+    plan = hg.recommend(pretrain=dict(model="Llama-3.1-8B", tokens=1e12, deadline_days=30), cards=["H100 SXM"],
+                        prices={"H100 SXM": 337500})  # fmt: skip
+    assert {16, 32, 64} <= set(plan.failed["gpus"]) | set(plan.builds["gpus"])
+    big = plan.builds.iloc[0]
+    assert big["gpus"] == 64 and big["servers"] == 8 and big["days"] <= 30
+    assert "InfiniBand NDR" in big["why"].render("en")
+    assert any("communication between servers" in str(a) for a in plan.assumptions)
+
+
+def test_builds_can_be_ranked_by_the_cost_of_a_million_tokens():
+    plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4), budget=40000,
+                        rank_by="token_cost")  # fmt: skip
+    local = plan.builds[~plan.builds["converted"]]
+    costs = local["owned_per_million"].dropna()
+    assert len(costs) > 3 and (costs.diff().dropna() >= 0).all()
+    with pytest.raises(ValueError, match="rank_by"):
+        hg.recommend(inference=dict(model="Llama-3.1-8B"), rank_by="speed")
