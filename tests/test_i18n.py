@@ -275,7 +275,7 @@ def test_a_planner_with_no_build_counts_the_reasons_in_chinese(untranslated):
     assert example.startswith("8 × H200 SXM：")
     assert "请检查输入" in w.error_message(_no_build()).data
     hg.setup(lang="en")
-    assert str(_no_build()).startswith("no build meets this need: 323 does not fit, 28 unsupported, ")
+    assert str(_no_build()).startswith("no build meets this need: 364 does not fit, 40 unsupported, ")
 
 
 def test_a_planner_with_no_build_explains_its_example_in_chinese():
