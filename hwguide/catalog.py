@@ -115,9 +115,16 @@ POS = Col("float", positive=True)
 POS_INT = Col("int", positive=True)
 FRACTION = Col("float", low=0.001, high=1)
 
-VENDORS = ("NVIDIA", "AMD", "Apple", "Intel", "Huawei")
+# The Chinese vendors after Huawei: Hygon (DCU), Moore Threads (MTT), MetaX (Xiyun), Iluvatar CoreX,
+# Kunlunxin (Baidu's Kunlun), Cambricon (MLU).
+VENDORS = ("NVIDIA", "AMD", "Apple", "Intel", "Huawei", "Hygon", "Moore Threads", "MetaX", "Iluvatar CoreX",
+           "Kunlunxin", "Cambricon")  # fmt: skip
 ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada", "Hopper", "Blackwell", "CDNA2", "CDNA3", "CDNA4",
-                 "RDNA3", "RDNA3.5", "RDNA4", "Apple M3", "Apple M4", "Gaudi 3", "Xe2", "Da Vinci")  # fmt: skip
+                 "RDNA3", "RDNA3.5", "RDNA4", "Apple M3", "Apple M4", "Gaudi 3", "Xe2", "Da Vinci", "DCU", "Quyuan",
+                 "Xiyun C", "MLUarch03")  # fmt: skip
+# The vendors' software stacks (data/support.csv ``stack``): Hygon's DTK is ROCm-compatible, Moore Threads'
+# MUSA and MetaX's MACA are CUDA-like, Cambricon's is Neuware.
+STACKS = ("CUDA", "ROCm", "Metal", "CANN", "oneAPI", "SynapseAI", "DTK", "MUSA", "MACA", "Neuware")
 # What an export-control event says about a card going to China: the US side needs a licence, needs
 # none, reviews case by case or has granted licences; the Chinese side may review or discourage use.
 EXPORT_STATUSES = ("licence required", "no licence needed", "case-by-case", "licences granted", "under review",
@@ -256,7 +263,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
     "support": {
         "name": REQ,
         "vendor": Col(required=True, choices=VENDORS),
-        "stack": Col(required=True, choices=("CUDA", "ROCm", "Metal", "CANN", "oneAPI", "SynapseAI")),
+        "stack": Col(required=True, choices=STACKS),
         "compute_capability": Col(),
         "cuda_min_version": Col(),
         "cuda_last_major": Col(),

@@ -10,8 +10,8 @@ source material's own builds.
 Platform rules (stated here and in the notebook; sources where they exist):
 
 * platform class by GPU count: up to 2 cards on a consumer desktop, up to 4 on a workstation, more
-  on a server, as the source material's builds do (data/platforms.csv); SXM cards need a server
-  (HGX baseboard);
+  on a server, as the source material's builds do (data/platforms.csv); server modules (SXM, OAM,
+  Huawei's Atlas modules: ``form_factor``) need a server (a baseboard such as NVIDIA's HGX);
 * system RAM: at least the total GPU memory, rounded up to 64/128/256/512/1024 GB (the kit's
   rule: weights are staged in host memory when loading and offloading), never below the
   platform's RAM in the source's builds;
@@ -29,6 +29,7 @@ import datetime as _dt
 import functools
 import html
 import math
+import re
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -235,7 +236,8 @@ def build_system(
             "do not fit side by side (Dettmers: blower fans for 4× builds)"
         ))  # fmt: skip
     if sxm:
-        notes.append(i18n.msg("SXM cards come on an HGX baseboard in a server; they are not sold as single cards"))
+        notes.append(i18n.msg("server modules (SXM, OAM, Huawei's Atlas modules) sit on a baseboard in a server; they "
+                              "are not sold as single cards"))  # fmt: skip
     if name != "server" and draw > HOUSEHOLD_CIRCUIT_W:
         notes.append(i18n.msg(
             "draws about {draw:,.0f} W, more than one household circuit carries ({circuit:,} W = 220 V × "
@@ -500,16 +502,24 @@ def recommend(
     said = {_said(w.message) if isinstance(w.message, Exception) else str(w.message) for w in caught}
     need["assumptions"] += sorted(said, key=lambda m: i18n.render(m, "en"))
     rows = []
+    engine = need["inference"]["engine"] if "inference" in need else None
     for card in allowed:
         support = support_of(card)
-        if not support["current"]:
+        stopped = _not_running(support, engine) if support["current"] else None  # a dropped platform says why itself
+        if not support["current"] or stopped:
             if not allow_unsupported:
-                rows += [_unsupported(card, count, support) for count in counts]
+                rows += [_unsupported(card, count, support, stopped) for count in counts]
                 continue
-            warning = i18n.msg("Warning: {card} ({platform}) is tried although {why_not}.", card=card.name,
-                               platform=support["name"],
-                               why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
-            need["assumptions"].append(warning)
+            if stopped is None:
+                warning = i18n.msg("Warning: {card} ({platform}) is tried although {why_not}.", card=card.name,
+                                   platform=support["name"],
+                                   why_not=i18n.Message(support["why_not"], context="why_not"))  # fmt: skip
+                need["assumptions"].append(warning)
+            else:
+                need["assumptions"].append(i18n.msg(
+                    "Warning: {card} ({platform}) is tried with {engine} although data/support.csv says {engine} "
+                    "does not run on it.", card=card.name, platform=support["name"], engine=engine,
+                ))  # fmt: skip
         export = china_export(card)
         for count in counts:
             price = price_of.get(card.name, (math.nan, "no price", "", False))
@@ -520,6 +530,9 @@ def recommend(
                              allow_controlled=allow_controlled)  # fmt: skip
             rows.append(row | {"export": export[0]})
     table = pd.DataFrame(rows)
+    for column in ("build_price", "gpu_price"):  # absent when every card was left out as unsupported
+        if column not in table:
+            table[column] = math.nan
     for column in ("converted", "gpu_layers", "owned_per_million"):
         if column not in table:
             table[column] = math.nan if column != "converted" else False
@@ -700,11 +713,34 @@ def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
     return out
 
 
-def _unsupported(card: GPU, count: int, support: Mapping[str, Any]) -> dict[str, Any]:
-    """The failed row of a card whose platform today's frameworks have dropped (data/support.csv)."""
-    why = i18n.msg("unsupported: {platform} — {why_not} (data/support.csv, checked {checked}; "
-                   "recommend(..., allow_unsupported=True) tries it anyway)", platform=support["name"],
-                   why_not=i18n.Message(support["why_not"], context="why_not"), checked=support["checked"])  # fmt: skip
+# The data/support.csv column that says whether an inference engine (or its family) runs on a platform.
+# An engine without a column is not checked; a column whose words start with "no" stops the engine there.
+ENGINE_COLUMNS = {"vllm": "vllm", "llama.cpp": "llama_cpp"}
+
+
+def _not_running(support: Mapping[str, Any], engine: str | None) -> str | None:
+    """The engine when the platform's support row says it does not run there, else None."""
+    if engine is None:
+        return None
+    found = lookup_engine(engine, "engine")
+    column = ENGINE_COLUMNS.get(found.name) or ENGINE_COLUMNS.get(found.family or "")
+    said = str(support.get(column) or "").strip().lower() if column else ""
+    return found.name if re.match(r"no\b", said) else None
+
+
+def _unsupported(card: GPU, count: int, support: Mapping[str, Any], engine: str | None = None) -> dict[str, Any]:
+    """The failed row of a card whose platform today's frameworks have dropped, or (``engine``) on which the
+    inference engine does not run (data/support.csv)."""
+    if engine is None:
+        why = i18n.msg("unsupported: {platform} — {why_not} (data/support.csv, checked {checked}; "
+                       "recommend(..., allow_unsupported=True) tries it anyway)", platform=support["name"],
+                       why_not=i18n.Message(support["why_not"], context="why_not"),
+                       checked=support["checked"])  # fmt: skip
+    else:
+        why = i18n.msg("unsupported: {engine} does not run on {platform} (data/support.csv, checked {checked}); "
+                       "choose another engine with inference=dict(..., engine=...), or "
+                       "recommend(..., allow_unsupported=True) tries it anyway", engine=engine,
+                       platform=support["name"], checked=support["checked"])  # fmt: skip
     return {"gpu": card.name, "gpus": count, "status": "unsupported", "problems": ("unsupported",),
             "why": _joined([why]), "score": math.nan}  # fmt: skip
 

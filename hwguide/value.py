@@ -240,8 +240,10 @@ def on_sale_only(table: pd.DataFrame, as_of: _dt.date | None = None) -> pd.DataF
 
 
 def _is_module(name: str) -> bool:
-    """An SXM, OAM or superchip module: sold on a server board, so its card price leaves the platform out."""
-    return (lookup_gpu(name, "gpu").form_factor or "").upper().startswith(("SXM", "SUPERCHIP", "OAM"))
+    """An SXM, OAM or superchip module, or another server module (Huawei's Ascend NPUs): sold on a server board,
+    so its card price leaves the platform out."""
+    form = (lookup_gpu(name, "gpu").form_factor or "").upper()
+    return form.startswith(("SXM", "OAM")) or "MODULE" in form
 
 
 def value_ranking(

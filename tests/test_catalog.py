@@ -170,7 +170,8 @@ def test_the_2026_catalog_holds_the_cards_buyers_weigh():
                  "MI300X", "MI355X", "Radeon RX 7900 XTX", "Gaudi 3", "Arc Pro B60", "Apple M3 Ultra 512GB",
                  "Apple M4 Max 128GB", "Ryzen AI Max+ 395 128GB", "Ascend 910B", "Ascend 910C"]:  # fmt: skip
         hg.gpu(name)
-    assert set(table["vendor"]) == {"NVIDIA", "AMD", "Intel", "Apple", "Huawei"}
+    assert set(table["vendor"]) == {"NVIDIA", "AMD", "Intel", "Apple", "Huawei", "Hygon", "Moore Threads", "MetaX",
+                                    "Cambricon"}  # fmt: skip
     assert hg.gpu("DGX Spark").unified_memory and not hg.gpu("RTX 4090").unified_memory
     assert hg.gpu("T4").bandwidth_gbs == 320  # NVIDIA's T4 page: "320+ GB/s" (256-bit GDDR6 at 10 Gbps)
 

@@ -108,8 +108,31 @@ KNOWN_GAPS = {
     "Apple M3 Ultra 96GB": {"fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen", "memory_type", "tdp_w"},
     "Apple M4 Max 128GB": {"fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen", "tdp_w"},
     "Ryzen AI Max+ 395 128GB": {"pcie_gen"},  # a laptop / mini-PC SoC: no host link
-    "Ascend 910B": {"year", "fp32_tflops", "tdp_w", "pcie_gen"},
+    "Ascend 910B": {"year", "fp32_tflops", "pcie_gen"},
     "Ascend 910C": {"fp32_tflops", "tdp_w", "pcie_gen"},
+    # research/2026-12-02 (issue 27), the Chinese accelerators: Huawei's modelling profiles give cube (matrix)
+    # peaks only, so no non-tensor FP32; the other vendors' figures are press copies or withheld (row notes)
+    "Ascend 910B 313T": {"year", "memory_type", "fp32_tflops", "pcie_gen"},
+    "Ascend 910B 280T": {"year", "memory_type", "fp32_tflops", "tdp_w", "pcie_gen"},
+    "Ascend 910C 560T": {"year", "memory_type", "fp32_tflops", "tdp_w", "pcie_gen"},
+    "Atlas 350 112GB": {"year", "memory_type", "fp32_tflops", "tdp_w", "nvlink_gbs", "pcie_gen"},
+    "Atlas 350 84GB": {"year", "memory_type", "fp32_tflops", "tdp_w", "nvlink_gbs", "pcie_gen"},
+    # press figures only: FP8/FP4, memory, bandwidth
+    "Ascend 950PR": {
+        "memory_type",
+        "fp32_tflops",
+        "fp16_tflops",
+        "bf16_tflops",
+        "tdp_w",
+        "nvlink_gbs",
+        "pcie_gen",
+        "form_factor",
+    },
+    "Hygon K100 AI": {"year", "memory_type", "tdp_w", "nvlink_gbs", "pcie_gen", "form_factor"},
+    "Hygon BW200": {"year", "memory_type", "tdp_w", "nvlink_gbs", "pcie_gen", "form_factor"},
+    "MTT S4000": {"nvlink_gbs"},  # MTLink, not NVLink; direction not stated
+    "MetaX C550": {"year", "memory_type", "fp32_tflops", "fp16_tflops", "bf16_tflops", "nvlink_gbs", "pcie_gen"},
+    "MLU370-X8": {"nvlink_gbs"},  # MLU-Link, not NVLink; direction not stated
 }
 UNIT = re.compile(r"_(gib|gb|gbs|tflops|tops|w|usd|bits|b|cny)$")
 
