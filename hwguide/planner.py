@@ -54,7 +54,8 @@ from .catalog import (
 )
 from .catalog import cpu as catalog_cpu
 from .catalog import load_table
-from .cost import HOURS_PER_YEAR, _latest
+from .catalog import prices as price_table
+from .cost import HOURS_PER_YEAR
 from .fit import SPEED_KINDS
 from .i18n import Message
 from .image import image_memory, image_model, image_seconds
@@ -525,6 +526,10 @@ def recommend(
             price = price_of.get(card.name, (math.nan, "no price", "", False))
             if _is_module(card.name):  # a module is bought in a server: only a server's price prices it
                 price = server_share.get(card.name, (math.nan, "no price", "", False))
+            if market == "china" and price[3] and export[0] == "licence_required":
+                # a card that needs a US licence reaches China outside the licensed channels: a converted US
+                # price says nothing about what it costs there
+                price = (math.nan, "abroad only", "", False)
             row = _try_build(card, count, need, memory[count], budget, currency, condition, price, data_scale,
                              headroom, export=export if market == "china" else None,
                              allow_controlled=allow_controlled)  # fmt: skip
@@ -780,7 +785,7 @@ def _try_build(
     if _is_module(card.name) and count % most:
         text = i18n.msg("{card} is a module (SXM/OAM): it is sold on an {most}-GPU server board, not as {count}; "
                         "try gpus={most}{rent}", card=card.name, most=most, count=count,
-                        rent=_rental(card, currency))  # fmt: skip
+                        rent=_rental(card, currency, "china" if export is not None else "global"))  # fmt: skip
         return row | {"status": "not_buildable", "problems": ("not_buildable",), "why": _joined([text])}
     # MoE experts kept in CPU memory need RAM of their own; small host-side tensors (llama.cpp's token
     # embeddings) fit in the platform's own RAM
@@ -870,7 +875,11 @@ def _try_build(
     except ValueError as err:  # e.g. a card without a sourced Tensor rate
         problems.append(("cannot_be_estimated", i18n.msg("cannot be estimated: {error}", error=_said(err))))
     if math.isnan(price):
-        if _is_module(card.name):
+        if price_note == "abroad only":
+            text = i18n.msg("no price: no {currency} price for {card} in the data, and a converted price from abroad "
+                            "says little about a card that needs a US licence to reach China", currency=currency_words,
+                            card=card.name)  # fmt: skip
+        elif _is_module(card.name):
             text = i18n.msg("no price: no {currency} price of a complete server for {card} in the data (a module "
                             "is priced only with its server)", currency=currency_words, card=card.name)  # fmt: skip
         elif condition == "any":
@@ -920,7 +929,9 @@ def _try_build(
         if gpu_layers is not None:
             w = need["inference"]
             parts.insert(0, i18n.msg("partial offload: {gpu:d} of {layers:d} layers on the GPU (llama.cpp -ngl {gpu:d}), "
-                                     "the rest in system RAM at {ram:,.0f} GB/s, about {speed:.1f} tokens/s per user",
+                                     "the rest in system RAM at {ram:,.0f} GB/s, about {speed:.1f} tokens/s per user "
+                                     "(rough: the CPU's share is fitted on MoE expert offload, not measured for "
+                                     "layers)",
                                      gpu=gpu_layers, layers=w["model"].layers, ram=system["ram_gbs"],
                                      speed=row["tokens_per_s_per_user"]))  # fmt: skip
         if not _speed_measured(card) and ("inference" in need or "pretrain" in need or "image" in need):
@@ -959,13 +970,18 @@ def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Map
     return low
 
 
-def _rental(card: GPU, currency: str) -> Message | str:
-    """", or rent it: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``."""
-    cloud = _latest(card.name, "cloud-hourly", currency, None)
-    if cloud is None:
+def _rental(card: GPU, currency: str, market: str) -> Message | str:
+    """", or rent one: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``; in
+    China, a price of a cloud in China first (data/prices.csv ``region``)."""
+    table = price_table()
+    rows = table[(table["gpu"] == card.name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
+    if market == "china" and (rows["region"] == "China").any():
+        rows = rows[rows["region"] == "China"]
+    if rows.empty:
         return ""
+    cloud = rows.sort_values("date", kind="stable").iloc[-1]
     return i18n.msg(", or rent one: {price:g} {currency} per GPU-hour ({date}, data/prices.csv)",
-                    price=cloud["amount"], currency=i18n.msg(currency), date=cloud["date"])  # fmt: skip
+                    price=float(cloud["amount"]), currency=i18n.msg(currency), date=str(cloud["date"])[:10])  # fmt: skip
 
 
 @functools.cache

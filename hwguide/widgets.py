@@ -562,6 +562,7 @@ _STATUS_WORDS = {
     "not_buildable": N_("not buildable"),
     "no_price": N_("no price"),
     "unsupported": N_("unsupported"),
+    "export_controlled": N_("export-controlled"),
 }
 _BLAMED = ("over_budget", "too_slow", "does_not_fit", "cannot_be_estimated", "not_buildable")
 

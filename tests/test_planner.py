@@ -210,7 +210,7 @@ def test_image_need_ranks_builds_by_price_and_checks_the_wait():
 
 def test_experts_in_cpu_memory_get_priced_ram_and_a_platform_that_takes_it():
     need = dict(model="DeepSeek-R1", weights="Q4_K_M", context=8192, cpu_moe="all", engine="llama.cpp")
-    plan = hg.recommend(inference=need, cards=["RTX 4090"], gpu_counts=(1,))
+    plan = hg.recommend(inference=need, cards=["RTX 4090"], gpu_counts=(1,), prices={"RTX 4090": 15000})
     build = plan.builds.iloc[0]
     mem = hg.inference_memory("DeepSeek-R1", weights="Q4_K_M", context=8192, cpu_moe="all", engine="llama.cpp")
     experts_gb = mem.offloaded_gib * 2**30 / 1e9
@@ -367,7 +367,7 @@ def test_a_pre_launch_estimate_no_longer_prices_a_card_on_sale():
 
 def test_seventy_b_on_a_4090_is_offered_with_partial_offload():
     plan = hg.recommend(inference=dict(model="DeepSeek-R1-Distill-Llama-70B", weights="Q4_K_M"), cards=["RTX 4090"],
-                        gpu_counts=(1,))  # fmt: skip
+                        gpu_counts=(1,), prices={"RTX 4090": 15000})  # fmt: skip
     row = plan.builds.iloc[0]
     layers = hg.model("DeepSeek-R1-Distill-Llama-70B").layers
     assert 30 <= row["gpu_layers"] < layers  # about half of 80 layers fit in 24 GiB with 10% headroom
@@ -398,3 +398,11 @@ def test_builds_can_be_ranked_by_the_cost_of_a_million_tokens():
     assert len(costs) > 3 and (costs.diff().dropna() >= 0).all()
     with pytest.raises(ValueError, match="rank_by"):
         hg.recommend(inference=dict(model="Llama-3.1-8B"), rank_by="speed")
+
+
+def test_a_converted_price_never_prices_a_licence_controlled_card_in_china():
+    need = dict(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M"), cards=["RTX 4090"], gpu_counts=(1,))
+    china = hg.recommend(**need, currency="CNY")  # no CNY price in the last 12 months: only US ones
+    row = china.failed.iloc[0]
+    assert row["status"] == "no_price" and "needs a US licence to reach China" in row["why"].render("en")
+    assert not hg.recommend(**need, currency="CNY", market="global").builds.empty
