@@ -28,6 +28,9 @@ def test_gpu_lookup_ignores_case_spaces_and_vendor_prefixes(query):
         ("NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB"),
         ("NVIDIA H100 80GB HBM3", "H100 SXM"),
         ("rtx 6000 ada", "RTX 6000 Ada"),
+        ("RTX 5090 32GB", "RTX 5090"),  # only the global RTX 5090 has 32 GB under that name (the 5090 D is "D")
+        ("5090 32GB", "RTX 5090"),
+        ("5090D V2", "RTX 5090 D v2"),
         ("L40S", "L40S"),
     ],
 )
@@ -48,6 +51,25 @@ def test_ambiguous_gpu_lists_the_variants():
     message = str(err.value)
     for variant in ("A100 PCIe 40GB", "A100 PCIe 80GB", "A100 SXM4 40GB", "A100 SXM4 80GB"):
         assert variant in message
+
+
+# Names buyers type that cover several cards stay ambiguous: the error names the choices (issue 27).
+# NVIDIA sold the H800 and the A800 as PCIe cards and SXM modules, the GH200 with 96 GB HBM3 and
+# 144 GB HBM3e, and Apple the Mac Studio M3 Ultra with 96 GB or 512 GB; "H800 80GB" fits both H800s.
+@pytest.mark.parametrize(
+    ("query", "choices"),
+    [
+        ("H800", ("H800 PCIe", "H800 SXM")),
+        ("H800 80GB", ("H800 PCIe", "H800 SXM")),
+        ("A800", ("A800 PCIe 80GB", "A800 SXM4 80GB")),
+        ("GH200", ("GH200 144GB", "GH200 96GB")),
+        ("Mac Studio M3 Ultra", ("Apple M3 Ultra 512GB", "Apple M3 Ultra 96GB")),
+    ],
+)
+def test_buyer_names_of_several_cards_ask_to_pick_one(query, choices):
+    with pytest.raises(LookupError, match="Pick one") as err:
+        hg.gpu(query)
+    assert all(name in str(err.value) for name in choices)
 
 
 @pytest.mark.parametrize("bad", ["", "   ", None, 4090])
@@ -82,6 +104,8 @@ def test_gpu_record_is_frozen_and_typed():
         ("V100 SXM2 32GB", "fp16_tflops", 125),  # V100 datasheet "Tensor Performance"
         ("T4", "memory_gib", 16),
         ("L40S", "memory_gib", 48),
+        ("RTX 5090 D v2", "bandwidth_gbs", 1344),  # nvidia.cn compare page: 1344 GB/s, 384-bit
+        ("RTX 4090 D", "tdp_w", 425),  # nvidia.cn: graphics power 425 W
     ],
 )
 def test_published_values(name, column, value):
@@ -102,6 +126,20 @@ def test_rtx_3090_has_nvlink_and_rtx_40_series_does_not():
     assert hg.gpu("RTX 3090").nvlink_gbs > 0
     for name in ("RTX 4060 Ti 16GB", "RTX 4070 Ti", "RTX 4080", "RTX 4080 SUPER", "RTX 4090"):
         assert hg.gpu(name).nvlink_gbs == 0
+
+
+def test_china_blackwell_tensor_rates_are_derived_from_nvidias_ai_tops():
+    # NVIDIA prints only 2,375 AI TOPS (sparse FP4) for the RTX 5090 D and D v2, against 3,352 for the
+    # RTX 5090; the catalog scales the RTX 5090's whitepaper rates by that ratio and says so in notes.
+    ratio = 2375 / 3352
+    full = hg.gpu("RTX 5090")
+    for name in ("RTX 5090 D", "RTX 5090 D v2"):
+        card = hg.gpu(name)
+        assert card.fp16_tflops == pytest.approx(148.4, abs=0.05) == pytest.approx(full.fp16_tflops * ratio, abs=0.05)
+        assert card.fp8_tflops == pytest.approx(full.fp8_tflops * ratio, abs=0.05)
+        assert card.fp4_tflops == 2375 / 2
+        assert card.fp16_acc16_tflops * 16 < 4800  # total processing performance under the export line
+        assert "DERIVED" in card.notes and "ASSUMING" in card.notes
 
 
 def test_geforce_fp16_accumulate_is_twice_fp32_accumulate():

@@ -85,8 +85,6 @@ KNOWN_GAPS = {
     # research/2026-12-01: what the sources read do not give (each row's notes say so)
     "MI250X": {"year"},
     "Gaudi 3": {"fp32_tflops"},
-    "RTX 5090 D": {"fp16_tflops", "bf16_tflops"},  # NVIDIA published only 2,375 AI TOPS (FP4)
-    "RTX 5090 D v2": {"fp16_tflops", "bf16_tflops"},
     "DGX Spark": {"fp16_tflops", "bf16_tflops", "pcie_gen"},  # NVIDIA publishes only the FP4 petaflop
     "Tesla P40": {"fp16_tflops"},  # Pascal: no Tensor Cores
     "P100 PCIe 16GB": {"fp16_tflops"},
