@@ -897,12 +897,14 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
     """A card's latest export-control events for China on or before ``as_of`` (default: today).
 
     Returns ``us`` and ``china``: each the latest event of that authority as a dict (date, status,
-    summary, rule, sources), or None where data/export_controls.csv holds none for the card; and
-    ``label``, one line for a table ("US licence required since 2023-11-17"; "" when no event
+    summary, rule, sources, and ``since``: the date its status took effect, the first of the latest
+    run of events with that status), or None where data/export_controls.csv holds none for the card;
+    and ``label``, one line for a table ("US licence required since 2023-11-17"; "" when no event
     restricts the card): a message shown in the reader's language, or with ``lang`` ("en", "zh") the
-    words in that language. The events' ``status`` is a code (:data:`EXPORT_STATUSES`), labelled
-    under context "status" of the catalog. No row means the kit has no data on the card, not that
-    it is unrestricted.
+    words in that language. A later rule that leaves the status as it was (the 2026 review policy
+    for the RTX 5090: a licence is still required) does not move the "since" date. The events'
+    ``status`` is a code (:data:`EXPORT_STATUSES`), labelled under context "status" of the catalog.
+    No row means the kit has no data on the card, not that it is unrestricted.
     """
     g = lookup_gpu(card, "card")
     lang = None if lang is None else i18n.resolve(lang)
@@ -910,7 +912,9 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
     latest: dict[str, dict[str, Any] | None] = {"US": None, "China": None}
     for event in _export_events(g.name):  # oldest first: the last one on or before the day wins
         if event["date"] <= day:
-            latest[event["authority"]] = event
+            before = latest[event["authority"]]
+            since = before["since"] if before is not None and before["status"] == event["status"] else event["date"]
+            latest[event["authority"]] = {**event, "since": since}
     us, china = latest["US"], latest["China"]
     shown = [e for e in (us, china) if e is not None and e["status"] != "no licence needed"]
     events = [_export_event(e) for e in shown]
@@ -920,11 +924,11 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
 
 
 def _export_event(event: dict[str, Any]) -> i18n.Message:
-    """One export-control event as a line of a table: "US licence required since 2023-11-17"."""
+    """One export-control event as a line of a table: "US licence required since 2023-11-17" (its status's start)."""
     status = i18n.Message(event["status"], context="status")
     if event["authority"] == "China":
-        return i18n.msg("China: {status} since {date}", status=status, date=event["date"])
-    return i18n.msg("US {status} since {date}", status=status, date=event["date"])
+        return i18n.msg("China: {status} since {date}", status=status, date=event["since"])
+    return i18n.msg("US {status} since {date}", status=status, date=event["since"])
 
 
 # Which support.csv column says whether a card's Tensor Cores (or matrix units) compute in a format.

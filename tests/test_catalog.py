@@ -249,6 +249,29 @@ def test_export_status_follows_the_dates():
     assert hg.export_status("H20", as_of="2025-09-01")["china"]["status"] == "use discouraged"
 
 
+# Issue 27: the RTX 5090 and RTX PRO 6000 Blackwell (TPP 6,704 and about 8,000, over ECCN 3A090.a's
+# 4,800) and the B200 are covered by the BIS rule effective 2023-11-17. The Jan 2026 rule (FR Doc
+# 2026-00789) moves licence review for chips up to the H200 to case by case, but a licence is still
+# required; applying it to the RTX 5090 is our reading, so the row says "licence required".
+@pytest.mark.parametrize("card", ["RTX 5090", "RTX PRO 6000 Blackwell", "B200"])
+def test_export_status_of_blackwell_cards_sold_outside_china(card):
+    status = hg.export_status(card, as_of="2026-12-02")
+    assert status["us"]["status"] == "licence required"
+    assert str(status["label"]) == "US licence required since 2023-11-17"  # later rules left the status as it was
+    assert status["us"]["since"].isoformat() == "2023-11-17" and status["us"]["date"].isoformat() == "2026-01-15"
+    assert status["china"] is None
+    assert hg.export_status(card, as_of="2023-11-16")["us"] is None
+
+
+def test_the_2026_review_policy_does_not_read_as_a_licence_granted():
+    event = hg.export_status("RTX 5090", as_of="2026-02-01")["us"]
+    assert event["status"] == "licence required"
+    assert "case by case" in event["summary"] and "our reading" in event["summary"]
+    assert "2026-00789" in event["rule"] and "govinfo.gov" in event["sources"]
+    assert hg.export_status("RTX 5090 32GB")["us"]["status"] == "licence required"  # the buyer's name for it
+    assert hg.export_status("RTX 5090 D v2", as_of="2026-12-02")["label"] == ""  # the China SKU needs none
+
+
 def test_export_status_without_data_says_nothing():
     status = hg.export_status("RTX 3090")
     assert status == {"us": None, "china": None, "label": ""}
