@@ -289,3 +289,14 @@ def test_data_readme_documents_every_column():
     for kind, schema in SCHEMAS.items():
         for column in schema:
             assert f"`{column}`" in text, f"{kind}.{column} is not documented in data/README.md"
+
+
+def test_china_prices_of_the_rtx_5090_family():
+    # Issue 27: NVIDIA's China page prices the RTX 5090 D v2 from 16,499 CNY, as it did the 5090 D; the
+    # only CNY purchase price of the global RTX 5090 is a pre-launch estimate, and its row says so.
+    prices = hg.prices()
+    v2 = prices[(prices["gpu"] == "RTX 5090 D v2") & (prices["kind"] == "msrp")]
+    assert list(v2["amount"]) == [16499] and v2["source"].iloc[0].startswith("https://www.nvidia.cn/")
+    bought = prices[(prices["gpu"] == "RTX 5090") & (prices["currency"] == "CNY") & (prices["kind"] != "cloud-hourly")]
+    assert list(bought["kind"]) == ["estimate-new"] and list(bought["amount"]) == [15499]
+    assert "PRE-LAUNCH ESTIMATE" in bought["notes"].iloc[0] and "RTX 5090 D" in bought["notes"].iloc[0]
