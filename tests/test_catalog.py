@@ -313,14 +313,16 @@ def test_every_export_status_code_has_chinese():
 
 
 CATALOG_FRAMES = ["gpus", "models", "prices", "interconnects", "scenarios", "cpus", "platforms", "engines", "support",
-                  "export_controls", "exchange_rates", "ram_prices"]  # fmt: skip
+                  "export_controls", "exchange_rates", "ram_prices", "measured_power",
+                  "electricity_tariffs"]  # fmt: skip
 # Columns whose cells are names, free text or data as published (kept as they are, in any language).
 NAMES_AND_TEXT = {"name", "aliases", "vendor", "architecture", "support", "memory_type", "form_factor", "sources",
                   "checked", "notes", "family", "hf_repo", "gpu", "date", "currency", "source", "used_by", "name_en",
                   "name_zh", "data_scale", "cpu", "cpu_ref", "cpu_class", "socket", "launch", "engine", "version",
                   "fitted", "stack", "compute_capability", "cuda_min_version", "cuda_last_major", "pytorch_wheels",
                   "bf16", "fp8", "fp4", "flash_attention_2", "flash_attention_3", "vllm", "llama_cpp", "why_not",
-                  "chip", "gpus", "summary", "rule", "part", "attention", "host_source"}  # fmt: skip
+                  "chip", "gpus", "summary", "rule", "part", "attention", "host_source", "model", "weights",
+                  "what", "until"}  # fmt: skip
 
 
 @pytest.mark.parametrize("frame", CATALOG_FRAMES)

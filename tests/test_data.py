@@ -170,6 +170,8 @@ def test_every_row_of_every_table_has_a_source():
         ("interconnects", "sources"),
         ("scenarios", "source"),
         ("mig_profiles", "source"),
+        ("power", "source"),
+        ("electricity", "source"),
     ]:
         table = hg.load_table(kind)
         assert table[column].notna().all() and table[column].str.strip().ne("").all(), kind
@@ -179,7 +181,8 @@ def test_every_row_of_every_table_has_a_source():
 # repository or government: data/primary_domains.csv), or its notes say why not in a sentence that
 # starts "Secondary source:". AI-generated pages are never sources.
 SOURCED_TABLES = [("gpus", "sources"), ("prices", "source"), ("export_controls", "sources"), ("support", "sources"),
-                  ("cpus", "sources"), ("mig_profiles", "source")]  # fmt: skip
+                  ("cpus", "sources"), ("mig_profiles", "source"), ("power", "source"),
+                  ("electricity", "source")]  # fmt: skip
 AI_GENERATED = ("claude.ai", "chatgpt.com", "chat.openai.com", "grokipedia.com", "aiwiki.ai", "perplexity.ai",
                 "gemini.google.com", "poe.com", "awesomeagents.ai", "localaimaster.com")  # fmt: skip
 
