@@ -7,7 +7,8 @@ loudly with the file, the row and the column named; nothing becomes a silent NaN
 Public functions:
 
 * :func:`gpus`, :func:`models`, :func:`prices`, :func:`interconnects`, :func:`scenarios`,
-  :func:`mig_profiles` return :class:`pandas.DataFrame` copies of the tables;
+  :func:`mig_profiles`, :func:`measured_power`, :func:`electricity_tariffs` return
+  :class:`pandas.DataFrame` copies of the tables;
 * :func:`gpu` and :func:`model` look one entry up by name (case, spaces, hyphens and vendor
   prefixes ignored; aliases known) and return a frozen record.
 """
@@ -46,6 +47,8 @@ __all__ = [
     "export_controls",
     "export_status",
     "cny_per",
+    "default_tariff",
+    "electricity_tariffs",
     "gpu",
     "gpus",
     "interconnects",
@@ -53,6 +56,7 @@ __all__ = [
     "lookup_engine",
     "lookup_gpu",
     "lookup_model",
+    "measured_power",
     "mig_profiles",
     "model",
     "models",
@@ -425,6 +429,35 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "checked": DATE,
         "notes": Col(),
     },
+    "power": {
+        "gpu": REQ,
+        "model": REQ,
+        "engine": REQ,
+        "weights": REQ,
+        "batch": Col("int", required=True, positive=True),
+        "gpu_count": Col("int", required=True, positive=True),
+        "power_w": Col("float", required=True, positive=True),
+        "statistic": Col(required=True, choices=("average", "peak")),
+        "what": REQ,
+        "tokens_per_s": POS,
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "electricity": {
+        "region": REQ,
+        "tariff": Col(required=True, choices=("industrial-commercial",)),
+        "structure": Col(required=True, choices=("single-part", "two-part")),
+        "voltage": REQ,
+        "date": DATE,
+        "until": Col("date"),
+        "currency": Col(required=True, choices=("CNY", "USD")),
+        "price_per_kwh": Col("float", required=True, positive=True),
+        "kit_default": Col("bool", required=True),
+        "source": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
     "glossary": {
         "en": REQ,
         "zh": REQ,
@@ -738,7 +771,18 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
                 if name.strip() not in known:
                     raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} is not in gpus.csv",
                                              file=label, line=line, column="gpus", name=name.strip()))  # fmt: skip
-    if kind == "prices":
+    if kind == "power":
+        engines = set(_table("engines")["engine"])
+        for line, name in zip(lines, frame["engine"]):
+            if name not in engines:
+                raise DataError(i18n.msg("{file}, row {line}, column {column!r}: {name!r} is not a row of engines.csv",
+                                         file=label, line=line, column="engine", name=name))  # fmt: skip
+    if kind == "electricity":
+        for line, start, end in zip(lines, frame["date"], frame["until"]):
+            if end is not None and end < start:
+                raise DataError(i18n.msg("{file}, row {line}, column 'until': {until} is before the row's date {date}",
+                                         file=label, line=line, until=end, date=start))  # fmt: skip
+    if kind in ("prices", "power"):
         known = set(_table("gpus")["name"])
         for line, name in zip(lines, frame["gpu"]):
             if name not in known:
@@ -905,12 +949,14 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
     """A card's latest export-control events for China on or before ``as_of`` (default: today).
 
     Returns ``us`` and ``china``: each the latest event of that authority as a dict (date, status,
-    summary, rule, sources), or None where data/export_controls.csv holds none for the card; and
-    ``label``, one line for a table ("US licence required since 2023-11-17"; "" when no event
+    summary, rule, sources, and ``since``: the date its status took effect, the first of the latest
+    run of events with that status), or None where data/export_controls.csv holds none for the card;
+    and ``label``, one line for a table ("US licence required since 2023-11-17"; "" when no event
     restricts the card): a message shown in the reader's language, or with ``lang`` ("en", "zh") the
-    words in that language. The events' ``status`` is a code (:data:`EXPORT_STATUSES`), labelled
-    under context "status" of the catalog. No row means the kit has no data on the card, not that
-    it is unrestricted.
+    words in that language. A later rule that leaves the status as it was (the 2026 review policy
+    for the RTX 5090: a licence is still required) does not move the "since" date. The events'
+    ``status`` is a code (:data:`EXPORT_STATUSES`), labelled under context "status" of the catalog.
+    No row means the kit has no data on the card, not that it is unrestricted.
     """
     g = lookup_gpu(card, "card")
     lang = None if lang is None else i18n.resolve(lang)
@@ -918,7 +964,9 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
     latest: dict[str, dict[str, Any] | None] = {"US": None, "China": None}
     for event in _export_events(g.name):  # oldest first: the last one on or before the day wins
         if event["date"] <= day:
-            latest[event["authority"]] = event
+            before = latest[event["authority"]]
+            since = before["since"] if before is not None and before["status"] == event["status"] else event["date"]
+            latest[event["authority"]] = {**event, "since": since}
     us, china = latest["US"], latest["China"]
     shown = [e for e in (us, china) if e is not None and e["status"] != "no licence needed"]
     events = [_export_event(e) for e in shown]
@@ -928,11 +976,11 @@ def export_status(card: str | GPU, *, as_of: str | _dt.date | None = None, lang:
 
 
 def _export_event(event: dict[str, Any]) -> i18n.Message:
-    """One export-control event as a line of a table: "US licence required since 2023-11-17"."""
+    """One export-control event as a line of a table: "US licence required since 2023-11-17" (its status's start)."""
     status = i18n.Message(event["status"], context="status")
     if event["authority"] == "China":
-        return i18n.msg("China: {status} since {date}", status=status, date=event["date"])
-    return i18n.msg("US {status} since {date}", status=status, date=event["date"])
+        return i18n.msg("China: {status} since {date}", status=status, date=event["since"])
+    return i18n.msg("US {status} since {date}", status=status, date=event["since"])
 
 
 # Which support.csv column says whether a card's Tensor Cores (or matrix units) compute in a format.
@@ -1034,6 +1082,38 @@ def mig_profiles(card: str | GPU | None = None) -> pd.DataFrame:
                                   "MIG: {cards}", card=card if isinstance(card, str) else g.name, name=g.name,
                                   cards=", ".join(cards)))  # fmt: skip
     return table[mine].reset_index(drop=True)
+
+
+def measured_power(card: str | GPU | None = None) -> pd.DataFrame:
+    """Measured GPU power while serving an LLM (data/power.csv), not the TDP: what a card really draws.
+
+    One row per published run: ``gpu``, ``model``, ``engine``, ``weights``, ``batch`` (sequences at once),
+    ``gpu_count`` (GPUs the model was split over; ``power_w`` is per GPU), ``power_w``, ``statistic``
+    (average or peak), ``what`` (how it was measured), ``tokens_per_s``, ``source``, ``checked``, ``notes``.
+    ``card`` (a name or alias of :func:`gpus`) keeps that card's rows; a card nobody measured gives no rows.
+    """
+    table = _table("power").copy()
+    if card is None:
+        return table
+    g = lookup_gpu(card, "card")
+    return table[table["gpu"] == g.name].reset_index(drop=True)
+
+
+def electricity_tariffs() -> pd.DataFrame:
+    """Dated electricity tariffs (data/electricity.csv): region, tariff, structure, voltage, price_per_kwh and
+    ``kit_default``, the row :func:`hwguide.token_cost` counts when no ``electricity_price`` is given."""
+    return _table("electricity").copy()
+
+
+def default_tariff(currency: str, on: _dt.date | None = None) -> dict[str, Any] | None:
+    """The kit's default electricity tariff in ``currency``: the newest ``kit_default`` row of
+    data/electricity.csv dated on or before ``on`` (default: today), as a dict; None where there is none."""
+    day = on or _dt.date.today()
+    table = _table("electricity")
+    rows = table[(table["currency"] == currency) & table["kit_default"].astype(bool) & (table["date"] <= day)]
+    if rows.empty:
+        return None
+    return {k: _plain(v) for k, v in rows.sort_values("date").iloc[-1].items()}
 
 
 def scenarios() -> pd.DataFrame:

@@ -4,8 +4,10 @@
 hour of the card by the tokens it generates in that hour:
 
 - owned: the purchase price spread over ``years`` of use at ``utilization`` (the share of hours it
-  works), plus electricity: ``power_w`` × ``pue`` × ``electricity_price`` (no electricity price, no
-  electricity cost: the working says so);
+  works), plus electricity: ``power_w`` × ``pue`` × ``electricity_price``. The power is the card's
+  measured draw while serving an LLM (data/power.csv: the run nearest in engine, batch and model),
+  else its TDP; the tariff is the kit's default for the currency (data/electricity.csv), else none
+  (no electricity cost). The working says which it used;
 - rented: the newest dated cloud price per GPU-hour in ``currency`` (data/prices.csv, kind
   ``cloud-hourly``), paid only for the hours used.
 
@@ -30,7 +32,10 @@ HOURS_PER_YEAR = 365 * 24
 class TokenCost:
     """Cost per million generated tokens, owned and rented, in ``currency``; None where a price is missing.
 
-    ``working`` holds the formula with the numbers put in, one message a line.
+    ``working`` holds the formula with the numbers put in, one message a line. ``power_w`` is the power
+    the electricity was counted with and ``power_from`` where it came from: "measured" (data/power.csv),
+    "tdp" (the card's TDP, when nobody measured it) or "given"; ``electricity_price`` the tariff per kWh
+    (None: electricity not counted).
     """
 
     model: str
@@ -40,6 +45,9 @@ class TokenCost:
     owned_per_million: float | None
     rented_per_million: float | None
     working: tuple[i18n.Message, ...]
+    power_w: float | None = None
+    power_from: str = ""
+    electricity_price: float | None = None
 
     def __str__(self) -> str:
         def money(value: float | None) -> Any:
@@ -66,6 +74,20 @@ def _latest(card: str, kind: str, currency: str, as_of: _dt.date | None) -> dict
     return {"amount": float(row["amount"]), "date": str(row["date"])[:10], "source": str(row["source"])}
 
 
+def _nearest_run(card: str, model: str, engine: str, users: int) -> dict[str, Any] | None:
+    """The measured average power of ``card`` in data/power.csv nearest to this workload: the same
+    engine first, then the batch closest to ``users`` (by ratio), then the same model, then one GPU."""
+    from .catalog import _plain, measured_power
+
+    rows = measured_power(card)
+    rows = rows[rows["statistic"] == "average"]
+    if rows.empty:
+        return None
+    runs = [{k: _plain(v) for k, v in row.items()} for row in rows.to_dict("records")]
+    return min(runs, key=lambda r: (r["engine"] != engine, round(abs(math.log(r["batch"] / users)), 6),
+                                    r["model"] != model, r["gpu_count"] != 1))  # fmt: skip
+
+
 def token_cost(
     model: str,
     card: str,
@@ -89,12 +111,16 @@ def token_cost(
     ``users`` sequences decode together at ``context`` tokens (tokens/s of all users). Owned: ``price``
     (default: the card's newest new or used price in ``currency``, converted from the other currency
     when it has none, :func:`hwguide.value.priced`) over ``years`` × 8,760 h × ``utilization``, plus
-    ``power_w`` (default: the card's TDP, an upper figure: decode draws less) × ``pue`` × ``electricity_price``
-    per kWh (not counted when None). Rented: ``cloud_hourly`` per GPU-hour (default: the newest
-    ``cloud-hourly`` row of data/prices.csv in ``currency``). Raises ValueError when the workload does
-    not fit the card's memory.
+    ``power_w`` × ``pue`` × ``electricity_price`` per kWh. ``power_w`` defaults to the card's measured
+    average power while serving an LLM (data/power.csv, :func:`hwguide.measured_power`: the run with the
+    same engine, the batch nearest ``users`` and the same model, in that order), else to its TDP (an
+    upper figure: decode draws less). ``electricity_price`` defaults to the kit's tariff for ``currency``
+    (data/electricity.csv, :func:`hwguide.electricity_tariffs`; CNY: Hubei's industrial and commercial
+    tariff, below 1 kV); where there is none, electricity is not counted (give 0 to leave it out).
+    Rented: ``cloud_hourly`` per GPU-hour (default: the newest ``cloud-hourly`` row of data/prices.csv in
+    ``currency``). Raises ValueError when the workload does not fit the card's memory.
     """
-    from .catalog import lookup_gpu, lookup_model
+    from .catalog import default_tariff, lookup_gpu, lookup_model
     from .memory import inference_memory
     from .speed import decode_tokens_per_s
     from .value import priced
@@ -130,24 +156,52 @@ def token_cost(
     else:
         price = checks.number(price, "price", open_low=True, high=1e9)
         working.append(i18n.msg("Price: {price:,.0f} {currency} (given).", price=price, currency=money))
-    if power_w is None:
-        power_w = float(g.tdp_w) if g.tdp_w else math.nan
-        power_note = i18n.msg("the card's TDP, an upper figure: decode draws less")
-    else:
-        power_w = checks.number(power_w, "power_w", open_low=True, high=1e6, unit="W")
+    run = None if power_w is not None else _nearest_run(g.name, m.name, engine, users)
+    if power_w is not None:
+        power_w, power_from = checks.number(power_w, "power_w", open_low=True, high=1e6, unit="W"), "given"
         power_note = i18n.msg("given")
+    elif run is not None:
+        power_w, power_from = float(run["power_w"]), "measured"
+        fields = dict(model=run["model"], engine=run["engine"], batch=run["batch"])
+        if run["engine"] == engine:
+            power_note = i18n.msg("measured: this card's average power running {model} on {engine} at batch {batch}, "
+                                  "data/power.csv", **fields)  # fmt: skip
+        else:
+            power_note = i18n.msg("measured: this card's average power running {model} on {engine} at batch {batch}, "
+                                  "the nearest run in data/power.csv (none with {asked})", asked=engine,
+                                  **fields)  # fmt: skip
+    elif g.tdp_w:
+        power_w, power_from = float(g.tdp_w), "tdp"
+        power_note = i18n.msg("the card's TDP, an upper figure: decode draws less; data/power.csv holds no "
+                              "measurement of this card")  # fmt: skip
+    else:
+        power_w, power_from, power_note = None, "", None
+    if electricity_price is not None:
+        electricity_price = checks.number(electricity_price, "electricity_price", high=1e3, unit="per kWh")
+        tariff_note = i18n.msg("given")
+    elif (tariff := default_tariff(currency, day)) is not None:
+        electricity_price = float(tariff["price_per_kwh"])
+        tariff_note = i18n.msg("the kit's default: {region} {tariff}, {structure}, {voltage}, {month}; "
+                               "data/electricity.csv", region=i18n.Message(tariff["region"], context="region"),
+                               tariff=i18n.Message(tariff["tariff"], context="tariff"),
+                               structure=i18n.Message(tariff["structure"], context="structure"),
+                               voltage=i18n.Message(tariff["voltage"], context="voltage"),
+                               month=tariff["date"].strftime("%Y-%m"))  # fmt: skip
     owned = None
     if price is not None:
         hours = years * HOURS_PER_YEAR * utilization
         energy = 0.0
-        if electricity_price is not None and not math.isnan(power_w):
-            electricity_price = checks.number(electricity_price, "electricity_price", high=1e3, unit="per kWh")
-            energy = power_w / 1000 * pue * electricity_price
-            working.append(i18n.msg("Electricity: {w:.0f} W ({note}) × PUE {pue:g} × {kwh:g} {currency}/kWh = "
-                                    "{per_hour:.3f} {currency} per hour.", w=power_w, note=power_note, pue=pue,
-                                    kwh=electricity_price, currency=money, per_hour=energy))  # fmt: skip
-        else:
+        if electricity_price is None:
             working.append(i18n.msg("Electricity: not counted (give electricity_price per kWh to count it)."))
+        elif power_w is None:
+            working.append(i18n.msg("Electricity: not counted: the card has no measured power and no published TDP "
+                                    "(give power_w to count it)."))  # fmt: skip
+        else:
+            energy = power_w / 1000 * pue * electricity_price
+            working.append(i18n.msg("Electricity: {w:.0f} W ({note}) × PUE {pue:g} × {kwh:g} {currency}/kWh "
+                                    "({tariff}) = {per_hour:.3f} {currency} per hour.", w=power_w, note=power_note,
+                                    pue=pue, kwh=electricity_price, tariff=tariff_note, currency=money,
+                                    per_hour=energy))  # fmt: skip
         owned = (price / hours + energy) / per_hour
         working.append(i18n.msg("Owned: {price:,.0f} ÷ ({years:g} years × 8,760 h × {util:.0%}) + electricity = "
                                 "{hourly:.3f} {currency} per hour ÷ {mt:.3f} = {owned:,.2f} {currency} per million "
@@ -168,7 +222,8 @@ def token_cost(
         working.append(i18n.msg("Rented: {hourly:g} ÷ {mt:.3f} = {rented:,.2f} {currency} per million tokens, paying "
                                 "only for the hours used.", hourly=cloud_hourly, mt=per_hour, rented=rented,
                                 currency=money))  # fmt: skip
-    return TokenCost(m.name, g.name, currency, tps, owned, rented, tuple(working))
+    return TokenCost(m.name, g.name, currency, tps, owned, rented, tuple(working), power_w, power_from,
+                     electricity_price)  # fmt: skip
 
 
 def _prices() -> Any:

@@ -28,6 +28,9 @@ def test_gpu_lookup_ignores_case_spaces_and_vendor_prefixes(query):
         ("NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB"),
         ("NVIDIA H100 80GB HBM3", "H100 SXM"),
         ("rtx 6000 ada", "RTX 6000 Ada"),
+        ("RTX 5090 32GB", "RTX 5090"),  # only the global RTX 5090 has 32 GB under that name (the 5090 D is "D")
+        ("5090 32GB", "RTX 5090"),
+        ("5090D V2", "RTX 5090 D v2"),
         ("L40S", "L40S"),
     ],
 )
@@ -48,6 +51,25 @@ def test_ambiguous_gpu_lists_the_variants():
     message = str(err.value)
     for variant in ("A100 PCIe 40GB", "A100 PCIe 80GB", "A100 SXM4 40GB", "A100 SXM4 80GB"):
         assert variant in message
+
+
+# Names buyers type that cover several cards stay ambiguous: the error names the choices (issue 27).
+# NVIDIA sold the H800 and the A800 as PCIe cards and SXM modules, the GH200 with 96 GB HBM3 and
+# 144 GB HBM3e, and Apple the Mac Studio M3 Ultra with 96 GB or 512 GB; "H800 80GB" fits both H800s.
+@pytest.mark.parametrize(
+    ("query", "choices"),
+    [
+        ("H800", ("H800 PCIe", "H800 SXM")),
+        ("H800 80GB", ("H800 PCIe", "H800 SXM")),
+        ("A800", ("A800 PCIe 80GB", "A800 SXM4 80GB")),
+        ("GH200", ("GH200 144GB", "GH200 96GB")),
+        ("Mac Studio M3 Ultra", ("Apple M3 Ultra 512GB", "Apple M3 Ultra 96GB")),
+    ],
+)
+def test_buyer_names_of_several_cards_ask_to_pick_one(query, choices):
+    with pytest.raises(LookupError, match="Pick one") as err:
+        hg.gpu(query)
+    assert all(name in str(err.value) for name in choices)
 
 
 @pytest.mark.parametrize("bad", ["", "   ", None, 4090])
@@ -82,6 +104,8 @@ def test_gpu_record_is_frozen_and_typed():
         ("V100 SXM2 32GB", "fp16_tflops", 125),  # V100 datasheet "Tensor Performance"
         ("T4", "memory_gib", 16),
         ("L40S", "memory_gib", 48),
+        ("RTX 5090 D v2", "bandwidth_gbs", 1344),  # nvidia.cn compare page: 1344 GB/s, 384-bit
+        ("RTX 4090 D", "tdp_w", 425),  # nvidia.cn: graphics power 425 W
     ],
 )
 def test_published_values(name, column, value):
@@ -102,6 +126,20 @@ def test_rtx_3090_has_nvlink_and_rtx_40_series_does_not():
     assert hg.gpu("RTX 3090").nvlink_gbs > 0
     for name in ("RTX 4060 Ti 16GB", "RTX 4070 Ti", "RTX 4080", "RTX 4080 SUPER", "RTX 4090"):
         assert hg.gpu(name).nvlink_gbs == 0
+
+
+def test_china_blackwell_tensor_rates_are_derived_from_nvidias_ai_tops():
+    # NVIDIA prints only 2,375 AI TOPS (sparse FP4) for the RTX 5090 D and D v2, against 3,352 for the
+    # RTX 5090; the catalog scales the RTX 5090's whitepaper rates by that ratio and says so in notes.
+    ratio = 2375 / 3352
+    full = hg.gpu("RTX 5090")
+    for name in ("RTX 5090 D", "RTX 5090 D v2"):
+        card = hg.gpu(name)
+        assert card.fp16_tflops == pytest.approx(148.4, abs=0.05) == pytest.approx(full.fp16_tflops * ratio, abs=0.05)
+        assert card.fp8_tflops == pytest.approx(full.fp8_tflops * ratio, abs=0.05)
+        assert card.fp4_tflops == 2375 / 2
+        assert card.fp16_acc16_tflops * 16 < 4800  # total processing performance under the export line
+        assert "DERIVED" in card.notes and "ASSUMING" in card.notes
 
 
 def test_geforce_fp16_accumulate_is_twice_fp32_accumulate():
@@ -212,6 +250,29 @@ def test_export_status_follows_the_dates():
     assert hg.export_status("H20", as_of="2025-09-01")["china"]["status"] == "use discouraged"
 
 
+# Issue 27: the RTX 5090 and RTX PRO 6000 Blackwell (TPP 6,704 and about 8,000, over ECCN 3A090.a's
+# 4,800) and the B200 are covered by the BIS rule effective 2023-11-17. The Jan 2026 rule (FR Doc
+# 2026-00789) moves licence review for chips up to the H200 to case by case, but a licence is still
+# required; applying it to the RTX 5090 is our reading, so the row says "licence required".
+@pytest.mark.parametrize("card", ["RTX 5090", "RTX PRO 6000 Blackwell", "B200"])
+def test_export_status_of_blackwell_cards_sold_outside_china(card):
+    status = hg.export_status(card, as_of="2026-12-02")
+    assert status["us"]["status"] == "licence required"
+    assert str(status["label"]) == "US licence required since 2023-11-17"  # later rules left the status as it was
+    assert status["us"]["since"].isoformat() == "2023-11-17" and status["us"]["date"].isoformat() == "2026-01-15"
+    assert status["china"] is None
+    assert hg.export_status(card, as_of="2023-11-16")["us"] is None
+
+
+def test_the_2026_review_policy_does_not_read_as_a_licence_granted():
+    event = hg.export_status("RTX 5090", as_of="2026-02-01")["us"]
+    assert event["status"] == "licence required"
+    assert "case by case" in event["summary"] and "our reading" in event["summary"]
+    assert "2026-00789" in event["rule"] and "govinfo.gov" in event["sources"]
+    assert hg.export_status("RTX 5090 32GB")["us"]["status"] == "licence required"  # the buyer's name for it
+    assert hg.export_status("RTX 5090 D v2", as_of="2026-12-02")["label"] == ""  # the China SKU needs none
+
+
 def test_export_status_without_data_says_nothing():
     status = hg.export_status("RTX 3090")
     assert status == {"us": None, "china": None, "label": ""}
@@ -253,14 +314,16 @@ def test_every_export_status_code_has_chinese():
 
 
 CATALOG_FRAMES = ["gpus", "models", "prices", "interconnects", "scenarios", "cpus", "platforms", "engines", "support",
-                  "export_controls", "exchange_rates", "ram_prices"]  # fmt: skip
+                  "export_controls", "exchange_rates", "ram_prices", "measured_power",
+                  "electricity_tariffs"]  # fmt: skip
 # Columns whose cells are names, free text or data as published (kept as they are, in any language).
 NAMES_AND_TEXT = {"name", "aliases", "vendor", "architecture", "support", "memory_type", "form_factor", "sources",
                   "checked", "notes", "family", "hf_repo", "gpu", "date", "currency", "source", "used_by", "name_en",
                   "name_zh", "data_scale", "cpu", "cpu_ref", "cpu_class", "socket", "launch", "engine", "version",
                   "fitted", "stack", "compute_capability", "cuda_min_version", "cuda_last_major", "pytorch_wheels",
                   "bf16", "fp8", "fp4", "flash_attention_2", "flash_attention_3", "vllm", "llama_cpp", "why_not",
-                  "chip", "gpus", "summary", "rule", "part", "attention", "host_source"}  # fmt: skip
+                  "chip", "gpus", "summary", "rule", "part", "attention", "host_source", "model", "weights",
+                  "what", "until"}  # fmt: skip
 
 
 @pytest.mark.parametrize("frame", CATALOG_FRAMES)

@@ -85,8 +85,6 @@ KNOWN_GAPS = {
     # research/2026-12-01: what the sources read do not give (each row's notes say so)
     "MI250X": {"year"},
     "Gaudi 3": {"fp32_tflops"},
-    "RTX 5090 D": {"fp16_tflops", "bf16_tflops"},  # NVIDIA published only 2,375 AI TOPS (FP4)
-    "RTX 5090 D v2": {"fp16_tflops", "bf16_tflops"},
     "DGX Spark": {"fp16_tflops", "bf16_tflops", "pcie_gen"},  # NVIDIA publishes only the FP4 petaflop
     "Tesla P40": {"fp16_tflops"},  # Pascal: no Tensor Cores
     "P100 PCIe 16GB": {"fp16_tflops"},
@@ -195,6 +193,8 @@ def test_every_row_of_every_table_has_a_source():
         ("interconnects", "sources"),
         ("scenarios", "source"),
         ("mig_profiles", "source"),
+        ("power", "source"),
+        ("electricity", "source"),
     ]:
         table = hg.load_table(kind)
         assert table[column].notna().all() and table[column].str.strip().ne("").all(), kind
@@ -204,7 +204,8 @@ def test_every_row_of_every_table_has_a_source():
 # repository or government: data/primary_domains.csv), or its notes say why not in a sentence that
 # starts "Secondary source:". AI-generated pages are never sources.
 SOURCED_TABLES = [("gpus", "sources"), ("prices", "source"), ("export_controls", "sources"), ("support", "sources"),
-                  ("cpus", "sources"), ("mig_profiles", "source")]  # fmt: skip
+                  ("cpus", "sources"), ("mig_profiles", "source"), ("power", "source"),
+                  ("electricity", "source")]  # fmt: skip
 AI_GENERATED = ("claude.ai", "chatgpt.com", "chat.openai.com", "grokipedia.com", "aiwiki.ai", "perplexity.ai",
                 "gemini.google.com", "poe.com", "awesomeagents.ai", "localaimaster.com")  # fmt: skip
 
@@ -314,3 +315,14 @@ def test_data_readme_documents_every_column():
     for kind, schema in SCHEMAS.items():
         for column in schema:
             assert f"`{column}`" in text, f"{kind}.{column} is not documented in data/README.md"
+
+
+def test_china_prices_of_the_rtx_5090_family():
+    # Issue 27: NVIDIA's China page prices the RTX 5090 D v2 from 16,499 CNY, as it did the 5090 D; the
+    # only CNY purchase price of the global RTX 5090 is a pre-launch estimate, and its row says so.
+    prices = hg.prices()
+    v2 = prices[(prices["gpu"] == "RTX 5090 D v2") & (prices["kind"] == "msrp")]
+    assert list(v2["amount"]) == [16499] and v2["source"].iloc[0].startswith("https://www.nvidia.cn/")
+    bought = prices[(prices["gpu"] == "RTX 5090") & (prices["currency"] == "CNY") & (prices["kind"] != "cloud-hourly")]
+    assert list(bought["kind"]) == ["estimate-new"] and list(bought["amount"]) == [15499]
+    assert "PRE-LAUNCH ESTIMATE" in bought["notes"].iloc[0] and "RTX 5090 D" in bought["notes"].iloc[0]

@@ -130,11 +130,12 @@ def test_sxm_modules_are_priced_with_their_server():
     # the H20 and H100 SXM prices in the data are a whole 8-GPU server's price per GPU (kind server-share)
     plan = hg.recommend(inference=dict(model="Llama-3.1-70B", weights="fp16"), cards=["H20"], gpu_counts=[8])
     build = plan.builds.iloc[0]
-    assert build["platform_priced"] and build["build_price"] == 8 * 150_000  # Huxiu: 1.2M yuan per 8-card server
+    # the newest H20 server price: an xFusion 8-GPU H20 server at about 1.09M yuan on a channel page (2026-07-14)
+    assert build["platform_priced"] and build["build_price"] == 8 * 136_250
     assert "platform included" in str(build["price_note"])
     # the value ranking values a module only with its server, never with a bare module's price
     value = hg.value_ranking("inference", condition="new").set_index("gpu")
-    assert value.loc["H20", "price_kind"] == "server-share" and value.loc["H20", "price"] == 150_000
+    assert value.loc["H20", "price_kind"] == "server-share" and value.loc["H20", "price"] == 136_250
     assert value.loc["A100 SXM4 80GB", "price_kind"].startswith("no server price")
 
 

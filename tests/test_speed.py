@@ -299,7 +299,8 @@ def test_bad_input_errors_render_in_chinese():
             assert CJK.search(str(err.value)) and not english_left(str(err.value)), str(err.value)
 
 
-@pytest.mark.parametrize("card", ["RTX 5090 D", "RTX 5090 D v2", "Apple M3 Ultra 512GB", "DGX Spark"])
+# (The RTX 5090 D and D v2 were here until their dense rates were derived from NVIDIA's AI TOPS, issue 27.)
+@pytest.mark.parametrize("card", ["Apple M3 Ultra 512GB", "Apple M4 Max 128GB", "DGX Spark"])
 def test_decode_is_estimated_from_bandwidth_when_the_tensor_rate_is_unpublished(card):
     """Decode of one sequence is bound by memory bandwidth, which the catalog has for these cards; the
     working says the compute part is left out (issue 27)."""
