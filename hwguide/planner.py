@@ -80,6 +80,9 @@ MARKETS = ("global", "china")
 EXPORT = ("licence_required", "discouraged", "no_licence_needed", "none_on_record")
 CONTROLLED = ("licence_required", "discouraged")
 RANKS = ("price", "token_cost")
+# How far back a price in the buyer's own currency still prices a card that has none in the window (marked old,
+# ranked after fresh prices), as the value ranking looks back 36 months.
+STALE_LIMIT_MONTHS = 36
 # Owning cost per million tokens when ranking by it: hg.token_cost's defaults (3 years, 50% of hours in use,
 # electricity not counted), applied to the whole build's price.
 OWNED_YEARS, OWNED_UTILIZATION = 3.0, 0.5
@@ -489,10 +492,16 @@ def recommend(
     allow_controlled = checks.flag(allow_controlled, "allow_controlled")
     rank_by = checks.choice(rank_by, "rank_by", RANKS)
     allowed = _allowed_cards(cards)
-    table = price_rows(prices, currency)
-    table = table[table["date"] >= _months_before(_dt.date.today(), window_months)]
+    every = price_rows(prices, currency)
+    table = every[every["date"] >= _months_before(_dt.date.today(), window_months)]
     price_of = _card_prices(currency, condition, table, convert)
     server_share = _card_prices(currency, "server", table, convert)  # SXM modules: a complete server's price per GPU
+    # a card with no price of the window but an older one in the currency itself: that price, marked as old
+    older = every[every["date"] >= _months_before(_dt.date.today(), STALE_LIMIT_MONTHS)]
+    for name, old in _card_prices(currency, condition, older, False).items():
+        if name not in price_of or price_of[name][3]:
+            price_of[name] = (old[0], i18n.msg("{note}, older than {months} months: check today's price",
+                                               note=old[1], months=window_months), "stale", False)  # fmt: skip
     need = _normalise(inference, finetune, pretrain, image)
     need["assumptions"] += _assumed(inference, need, headroom=headroom, currency=currency, convert=convert,
                                     window_months=window_months, market=market, counts=counts,
@@ -538,17 +547,19 @@ def recommend(
     for column in ("build_price", "gpu_price"):  # absent when every card was left out as unsupported
         if column not in table:
             table[column] = math.nan
-    for column in ("converted", "gpu_layers", "owned_per_million"):
+    for column in ("converted", "stale", "gpu_layers", "owned_per_million"):
         if column not in table:
-            table[column] = math.nan if column != "converted" else False
+            table[column] = math.nan if column not in ("converted", "stale") else False
     table["converted"] = table["converted"].fillna(False).astype(bool)
+    table["stale"] = table["stale"].fillna(False).astype(bool)
     ok = table["status"].eq("ok")
     # builds priced in the currency itself first, builds holding the whole model before partial offload
     first = "owned_per_million" if rank_by == "token_cost" else "build_price"
     builds = table[ok]
     builds = builds.assign(_offload=builds["gpu_layers"].notna())
-    builds = builds.sort_values(["converted", "_offload", first, "gpu_price", "score"],
-                                ascending=[True, True, True, True, False], na_position="last").drop(columns="_offload")
+    builds = builds.sort_values(["converted", "stale", "_offload", first, "gpu_price", "score"],
+                                ascending=[True, True, True, True, True, False],
+                                na_position="last").drop(columns="_offload")  # fmt: skip
     failed = table[~ok].sort_values(["status", "gpu", "gpus"])
     return Plan(builds.reset_index(drop=True), failed.reset_index(drop=True), need, tuple(need["assumptions"]))
 
@@ -766,6 +777,7 @@ def _try_build(
     allow_controlled: bool = True,
 ) -> dict[str, Any]:
     price, price_note, kind, converted = priced
+    stale = kind == "stale"
     row: dict[str, Any] = {
         "gpu": card.name,
         "gpus": count,
@@ -775,6 +787,7 @@ def _try_build(
         "gpu_price_each": price,
         "price_note": price_note,
         "converted": converted,
+        "stale": stale,
         "score": math.nan,
     }
     if export is not None and not allow_controlled and export[0] in CONTROLLED:
@@ -937,6 +950,8 @@ def _try_build(
         if not _speed_measured(card) and ("inference" in need or "pretrain" in need or "image" in need):
             parts.append(i18n.msg("speed from peak rates only: data/measurements.csv has no speed measured on "
                                   "{platform} hardware, so take it as a rough guide", platform=card.support))  # fmt: skip
+        if stale:
+            parts.append(price_note)
         if export is not None:
             parts.append(export[1])
         row["why"] = _joined(parts)

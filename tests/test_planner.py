@@ -14,7 +14,7 @@ def test_recommend_ranks_builds_that_meet_the_need_by_price():
     assert len(plan.builds) and len(plan.failed)
     converted = plan.builds["converted"]
     assert not (converted.astype(int).diff().dropna() < 0).any()  # builds priced in CNY first, converted ones after
-    for _, part in plan.builds.groupby("converted"):
+    for _, part in plan.builds.groupby(["converted", "stale"]):  # fresh local prices, old local ones, converted
         prices = part["build_price"].dropna()
         assert (prices.diff().dropna() >= 0).all()
     assert (plan.builds.dropna(subset=["build_price"])["build_price"] <= 30000).all()
@@ -394,7 +394,7 @@ def test_pretraining_can_take_several_servers():
 def test_builds_can_be_ranked_by_the_cost_of_a_million_tokens():
     plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M", users=4), budget=40000,
                         rank_by="token_cost")  # fmt: skip
-    local = plan.builds[~plan.builds["converted"]]
+    local = plan.builds[~plan.builds["converted"] & ~plan.builds["stale"]]
     costs = local["owned_per_million"].dropna()
     assert len(costs) > 3 and (costs.diff().dropna() >= 0).all()
     with pytest.raises(ValueError, match="rank_by"):
@@ -402,8 +402,17 @@ def test_builds_can_be_ranked_by_the_cost_of_a_million_tokens():
 
 
 def test_a_converted_price_never_prices_a_licence_controlled_card_in_china():
-    need = dict(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M"), cards=["RTX 4090"], gpu_counts=(1,))
-    china = hg.recommend(**need, currency="CNY")  # no CNY price in the last 12 months: only US ones
+    need = dict(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M"), cards=["RTX 5090"], gpu_counts=(1,))
+    china = hg.recommend(**need, currency="CNY")  # no CNY shop price at all (the 5090 D is the China card): US ones
     row = china.failed.iloc[0]
     assert row["status"] == "no_price" and "needs a US licence to reach China" in row["why"].render("en")
     assert not hg.recommend(**need, currency="CNY", market="global").builds.empty
+
+
+def test_an_older_price_in_the_buyers_currency_prices_a_card_marked_as_old():
+    plan = hg.recommend(inference=dict(model="Llama-3.1-8B", weights="Q4_K_M"), cards=["RTX 4090", "RTX 4060 Ti 16GB"],
+                        gpu_counts=(1,))  # fmt: skip
+    row = plan.builds.set_index("gpu").loc["RTX 4090"]
+    assert row["stale"] and not row["converted"] and row["gpu_price"] == 22559  # street-new, 2025-02-01
+    assert "older than 12 months: check today's price" in row["why"].render("en")
+    assert list(plan.builds["stale"]) == sorted(plan.builds["stale"])  # fresh prices first
