@@ -436,7 +436,7 @@ def recommend(
     * ``pretrain``: dict(model=... or a parameter count, tokens=..., deadline_days=None,
       context=2048, batch=1);
     * ``image``: dict(model=..., weights=None, text_weights=None, width=None, height=None,
-      steps=None, batch=1, engine="diffusers", offload="none", seconds_per_image=None) for text-to-image
+      steps=None, batch=1, engine="diffusers", offload="auto", seconds_per_image=None) for text-to-image
       generation (:func:`hwguide.image_seconds`); each GPU runs its own pipeline, so more GPUs give
       more images per hour, not shorter waits;
     * ``budget``: the whole build in ``currency``; ``cards``: a list of names or a filter dict
@@ -505,7 +505,7 @@ def recommend(
     need = _normalise(inference, finetune, pretrain, image)
     need["assumptions"] += _assumed(inference, need, headroom=headroom, currency=currency, convert=convert,
                                     window_months=window_months, market=market, counts=counts,
-                                    price_of=price_of, allowed=allowed)  # fmt: skip
+                                    price_of=price_of, allowed=allowed, image=image)  # fmt: skip
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         memory = {count: _memory_for(need, count) for count in counts}
@@ -566,7 +566,8 @@ def recommend(
 
 def _assumed(inference: Mapping[str, Any] | None, need: Mapping[str, Any], *, headroom: float, currency: str,
              convert: bool, window_months: int, market: str, counts: Sequence[int],
-             price_of: Mapping[str, tuple[float, Any, str, bool]], allowed: Sequence[GPU]) -> list[Message]:  # fmt: skip
+             price_of: Mapping[str, tuple[float, Any, str, bool]], allowed: Sequence[GPU],
+             image: Mapping[str, Any] | None = None) -> list[Message]:  # fmt: skip
     """What the planner assumed that the buyer did not say, as messages for ``plan.assumptions``."""
     out: list[Message] = []
     if inference is not None:
@@ -598,6 +599,10 @@ def _assumed(inference: Mapping[str, Any] | None, need: Mapping[str, Any], *, he
                             "licence or whose use Chinese authorities discourage."))  # fmt: skip
     out.append(i18n.msg("GPU counts tried: {counts}; SXM/OAM modules only as whole 8-GPU servers.",
                         counts=", ".join(str(c) for c in counts)))  # fmt: skip
+    if "image" in need and need["image"]["offload"] == "auto" and (image or {}).get("offload") is None:
+        out.append(i18n.msg("Image generation: offload='auto' keeps on each card what fits and waits with the rest "
+                            "in CPU memory, which is slower (image=dict(offload='none') holds everything on the "
+                            "card)."))  # fmt: skip
     if "pretrain" in need and max(counts) > 8:
         out.append(i18n.msg("Training on several servers: the time shrinks as 1/GPUs; the kit has no term yet for "
                             "communication between servers, so a real run across servers takes longer."))  # fmt: skip
@@ -640,7 +645,7 @@ def _normalise(inference: Any, finetune: Any, pretrain: Any, image: Any = None) 
             **{k: image.get(k) for k in ("weights", "text_weights", "width", "height", "steps")},
             "batch": checks.whole(_get(image, "batch", 1), "batch", high=256),
             "engine": _get(image, "engine", "diffusers"),
-            "offload": _get(image, "offload", "none"),
+            "offload": _get(image, "offload", "auto"),
             "seconds_per_image": None if not wait else checks.number(wait, "seconds_per_image", high=1e5, unit="s"),
         }
         image_seconds(info["name"], "RTX 4090", **_image_args(need["image"]))  # bad input fails here, once

@@ -416,3 +416,13 @@ def test_an_older_price_in_the_buyers_currency_prices_a_card_marked_as_old():
     assert row["stale"] and not row["converted"] and row["gpu_price"] == 22559  # street-new, 2025-02-01
     assert "older than 12 months: check today's price" in row["why"].render("en")
     assert list(plan.builds["stale"]) == sorted(plan.builds["stale"])  # fresh prices first
+
+
+def test_a_studio_gets_flux_builds_on_16_gb_cards():
+    plan = hg.recommend(image=dict(model="FLUX.1-dev", weights="fp8"), budget=30000, currency="CNY", gpu_counts=(1,))
+    sixteen = plan.builds[plan.builds["gpu"].map(lambda g: hg.gpu(g).memory_gib == 16)]
+    assert len(sixteen) >= 2  # e.g. RTX 5060 Ti 16GB, RTX 5070 Ti, RTX 5080, with what does not fit in CPU memory
+    assert any("offload='auto'" in str(a) for a in plan.assumptions)
+    held = hg.recommend(image=dict(model="FLUX.1-dev", weights="fp8", offload="none"), budget=30000, currency="CNY",
+                        gpu_counts=(1,))  # fmt: skip
+    assert held.builds.empty or (held.builds["gpu"].map(lambda g: hg.gpu(g).memory_gib) > 16).all()
