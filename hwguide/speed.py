@@ -161,7 +161,7 @@ def _flops_per_token(m: Model, context: int) -> float:
     active = param_count(m, active=True) - m.vocab_size * m.hidden_size  # the lookup does no math
     window = min(context, m.sliding_window) if m.sliding_window else context
     windowed = m.sliding_window_layers if m.sliding_window else 0
-    attended = (m.layers - windowed) * context + windowed * window
+    attended = (m.attention_layers - windowed) * context + windowed * window  # linear layers attend to no context
     return 2 * active + 4 * attended * m.heads * m.head_dim
 
 
