@@ -53,6 +53,13 @@ CONFIG_LIMITS: dict[str, tuple[int, int]] = {
     "layer_count": (0, 1024),  # first_k_dense_replace, max_window_layers; a layer index (below the layers)
     "layer_step": (1, 1024),  # moe_layer_freq, decoder_sparse_step
     "type_vocab_size": (0, 1024),  # BERT's token types (2)
+    "linear_heads": (1, 65_536),  # linear-attention (Gated DeltaNet) heads and head widths
+    "linear_head_dim": (1, 65_536),
+    "linear_key_heads": (1, 65_536),
+    "linear_value_heads": (1, 65_536),
+    "linear_key_head_dim": (1, 65_536),
+    "linear_value_head_dim": (1, 65_536),
+    "conv_kernel": (1, 64),  # the causal convolution of a linear-attention layer
 }
 # The largest published parameter count a Model may carry, in billions (a quadrillion parameters).
 PARAMS_B_LIMIT = 1_000_000.0
@@ -71,7 +78,10 @@ BIASED_TYPES = {"bert", "roberta", "gpt2", "gpt3", "gptj", "gpt_neox", "opt", "b
 QKV_BIAS_TYPES = {"qwen2", "qwen2_moe"}
 # Families that normalise queries and keys per head (an RMSNorm of head_dim weights each): Qwen3
 # (transformers models/qwen3/modeling_qwen3.py, q_norm / k_norm) and Gemma 3 (modeling_gemma3.py).
-QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text"}
+QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text", "qwen3_next"}
+# Families whose full-attention layers gate their output with a second query-sized projection (q_proj
+# twice as wide): Qwen3-Next (transformers models/qwen3_next/modular_qwen3_next.py, Qwen3NextAttention).
+GATED_ATTENTION_TYPES = {"qwen3_next"}
 # Families with four norms per block (pre- and post-norm around attention and the MLP): Gemma 2/3.
 FOUR_NORM_TYPES = {"gemma2", "gemma3_text"}
 # transformers' default for `tie_word_embeddings` when a config omits it: PretrainedConfig
@@ -129,6 +139,14 @@ class Model:
     qk_rope_head_dim: int | None = None
     qk_nope_head_dim: int | None = None
     v_head_dim: int | None = None
+    # Hybrid models (Qwen3-Next): layers whose token mixer is linear attention (Gated DeltaNet) keep a
+    # fixed-size state per sequence instead of a KV cache that grows with the context.
+    linear_layers: int = 0
+    linear_key_heads: int | None = None
+    linear_value_heads: int | None = None
+    linear_key_head_dim: int | None = None
+    linear_value_head_dim: int | None = None
+    conv_kernel: int | None = None
     params_total_b: float | None = None
     params_active_b: float | None = None
     dtype: str | None = None  # the checkpoint's torch_dtype
@@ -149,8 +167,10 @@ class Model:
         _whole(self.shared_experts, "shared_experts", label, "shared_experts", high=self.experts or None)
         _whole(self.moe_layers, "moe_layers", label, "layer_count", high=self.layers)
         _whole(self.sliding_window_layers, "sliding_window_layers", label, "layer_count", high=self.layers)
+        _whole(self.linear_layers, "linear_layers", label, "layer_count", high=self.layers - 1)
         for field in ("moe_ffn_size", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
-                      "v_head_dim", "sliding_window"):  # fmt: skip
+                      "v_head_dim", "sliding_window", "linear_key_heads", "linear_value_heads",
+                      "linear_key_head_dim", "linear_value_head_dim", "conv_kernel"):  # fmt: skip
             if getattr(self, field) is not None:
                 _whole(getattr(self, field), field, label, field)
         for field in ("gated_ffn", "tied_embeddings", "qkv_bias", "linear_bias"):
@@ -164,6 +184,26 @@ class Model:
     def from_hf_config(cls, config: str | os.PathLike[str] | Mapping[str, Any], **kwargs: Any) -> Model:
         """Build a Model from a Hugging Face config.json path or dict (see :func:`from_hf_config`)."""
         return from_hf_config(config, **kwargs)
+
+    @property
+    def attention_layers(self) -> int:
+        """Layers with softmax attention, whose KV cache grows with the context (all but the linear ones)."""
+        return self.layers - self.linear_layers
+
+    def state_elements(self) -> int:
+        """Values of the fixed-size state one sequence keeps in the linear-attention layers (all of them).
+
+        Per layer: the recurrent state, value heads × key head dim × value head dim, and the causal
+        convolution's last (kernel − 1) inputs of width 2 × key dim + value dim (transformers
+        Qwen3NextGatedDeltaNet: ``conv_dim = key_dim * 2 + value_dim``; recurrent state
+        ``[batch, heads, k_head_dim, v_head_dim]``). 0 for a model without linear-attention layers.
+        """
+        if not self.linear_layers:
+            return 0
+        nk, nv = self.linear_key_heads or 0, self.linear_value_heads or 0
+        dk, dv = self.linear_key_head_dim or 0, self.linear_value_head_dim or 0
+        conv = ((self.conv_kernel or 1) - 1) * (2 * nk * dk + nv * dv)
+        return self.linear_layers * (nv * dk * dv + conv)
 
     @property
     def is_moe(self) -> bool:
@@ -300,6 +340,22 @@ def _moe_layers(config: Mapping[str, Any], model_type: str, layers: int, label: 
         for i in _layer_list(config, "mlp_only_layers", label)
     }
     return frozenset(i for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+
+
+def linear_layer_indices(config: Mapping[str, Any], layers: int, label: str = "config.json") -> frozenset[int]:
+    """The layers whose token mixer is linear attention, as transformers reads a hybrid config.
+
+    ``layer_types`` entries "linear_attention"; without ``layer_types``, Qwen3-Next's rule: with
+    ``full_attention_interval`` n (default 4 for qwen3_next), layer i is linear unless (i + 1) % n == 0
+    (transformers models/qwen3_next/configuration_qwen3_next.py, ``Qwen3NextConfig.__post_init__``).
+    """
+    layer_types = _layer_list(config, "layer_types", label)
+    if layer_types:
+        return frozenset(i for i, kind in enumerate(layer_types) if kind == "linear_attention")
+    if str(config.get("model_type", "")).lower() == "qwen3_next" or "full_attention_interval" in config:
+        interval = _optional(config, "full_attention_interval", label, "layer_step") or 4
+        return frozenset(i for i in range(layers) if (i + 1) % interval)
+    return frozenset()
 
 
 def _sliding(config: Mapping[str, Any], model_type: str, layers: int, label: str) -> tuple[int | None, int]:
@@ -540,6 +596,18 @@ def from_hf_config(
         per_token, moe_layers = 0, 0
 
     window, window_layers = _sliding(data, model_type, layers, label)
+    linear = linear_layer_indices(data, layers, label)
+    if len(linear) >= layers:
+        raise ValueError(i18n.msg("{label}: every layer is linear attention; the kit needs at least one attention "
+                                  "layer", label=label))  # fmt: skip
+    if linear:  # transformers' Qwen3NextConfig defaults where the config leaves a width out
+        linear_shape = {key: _optional(data, key, label, limit) or default for key, limit, default in (
+            ("linear_num_key_heads", "linear_heads", 16), ("linear_num_value_heads", "linear_heads", 32),
+            ("linear_key_head_dim", "linear_head_dim", 128), ("linear_value_head_dim", "linear_head_dim", 128),
+            ("linear_conv_kernel_dim", "conv_kernel", 4))}  # fmt: skip
+    else:
+        linear_shape = dict.fromkeys(("linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+                                      "linear_value_head_dim", "linear_conv_kernel_dim"))  # fmt: skip
     plain_mlp = model_type in PLAIN_MLP_TYPES
     biased = model_type in BIASED_TYPES or bool(_flag(data, "add_bias_linear", label))
     qkv_bias = (
@@ -579,6 +647,12 @@ def from_hf_config(
         qk_rope_head_dim=rope,
         qk_nope_head_dim=nope,
         v_head_dim=v_head,
+        linear_layers=len(linear),
+        linear_key_heads=linear_shape["linear_num_key_heads"],
+        linear_value_heads=linear_shape["linear_num_value_heads"],
+        linear_key_head_dim=linear_shape["linear_key_head_dim"],
+        linear_value_head_dim=linear_shape["linear_value_head_dim"],
+        conv_kernel=linear_shape["linear_conv_kernel_dim"],
         params_total_b=total_b,
         params_active_b=active_b,
         dtype=dtype,
@@ -623,6 +697,23 @@ LINEAR_KINDS = {
 }  # fmt: skip
 
 
+def _linear_attention(m: Model, i: int) -> list[Tensor]:
+    """A Gated DeltaNet layer (transformers Qwen3NextGatedDeltaNet): in_proj_qkvz, in_proj_ba, a depthwise
+    conv1d over q, k and v, dt_bias and A_log per value head, a gated RMSNorm of one value head, out_proj."""
+    h = m.hidden_size
+    nk, nv = m.linear_key_heads or 0, m.linear_value_heads or 0
+    key, value = nk * (m.linear_key_head_dim or 0), nv * (m.linear_value_head_dim or 0)
+    conv = 2 * key + value
+    return [
+        Tensor(f"blk.{i}.ssm_in", "attn_q", (2 * key + 2 * value, h), i),
+        Tensor(f"blk.{i}.ssm_ba", "attn_k", (2 * nv, h), i),
+        Tensor(f"blk.{i}.ssm_conv1d", "attn_v", (conv, m.conv_kernel or 1), i),
+        Tensor(f"blk.{i}.ssm_dt_a", "bias", (2 * nv,), i),
+        Tensor(f"blk.{i}.ssm_norm", "norm", (m.linear_value_head_dim or 0,), i),
+        Tensor(f"blk.{i}.ssm_out", "attn_o", (h, value), i),
+    ]
+
+
 def _attention(m: Model, i: int) -> list[Tensor]:
     h, q, kv = m.hidden_size, m.heads * m.head_dim, m.kv_heads * m.head_dim
     out: list[Tensor] = []
@@ -646,8 +737,9 @@ def _attention(m: Model, i: int) -> list[Tensor]:
             Tensor(f"blk.{i}.attn_output", "attn_o", (h, m.heads * v), i),
         ]
         return out
+    gate = 2 if m.model_type in GATED_ATTENTION_TYPES else 1  # the output gate doubles q_proj
     out += [
-        Tensor(f"blk.{i}.attn_q", "attn_q", (q, h), i),
+        Tensor(f"blk.{i}.attn_q", "attn_q", (gate * q, h), i),
         Tensor(f"blk.{i}.attn_k", "attn_k", (kv, h), i),
         Tensor(f"blk.{i}.attn_v", "attn_v", (kv, h), i),
         Tensor(f"blk.{i}.attn_output", "attn_o", (h, q), i),
@@ -668,6 +760,16 @@ def _feed_forward(m: Model, i: int, moe: bool) -> list[Tensor]:
             Tensor(f"blk.{i}.ffn_{part}_exps", f"expert_{part}", shape, i, e, m.experts_per_token)
             for part, shape in (("gate", (f, h)), ("up", (f, h)), ("down", (h, f)))
         ]
+        shared_width = m.config.get("shared_expert_intermediate_size")
+        if shared_width and not m.shared_experts:
+            # Qwen2-MoE / Qwen3-Next: one shared expert of its own width, and a one-output gate on it
+            # (transformers Qwen2MoeSparseMoeBlock: shared_expert, shared_expert_gate = Linear(hidden, 1))
+            fs = _whole(shared_width, "shared_expert_intermediate_size", m.name, "ffn_size")
+            out += [
+                Tensor(f"blk.{i}.ffn_{part}_shexp", f"shared_{part}", shape, i)
+                for part, shape in (("gate", (fs, h)), ("up", (fs, h)), ("down", (h, fs)))
+            ]
+            out.append(Tensor(f"blk.{i}.ffn_gate_inp_shexp", "router", (1, h), i))
         if m.shared_experts:
             fs = f * m.shared_experts  # DeepSeek: one shared MLP of width n_shared × moe_ffn
             out += [
@@ -719,10 +821,12 @@ def _tensors(model: Model) -> tuple[Tensor, ...]:
     norms_per_block = 4 if m.model_type in FOUR_NORM_TYPES else 2  # Gemma 2/3 add post-norms
     qk_norm = 2 * m.head_dim if m.model_type in QK_NORM_TYPES else 0
     moe = _moe_layers(m.config, m.model_type, m.layers, m.name) if m.experts else frozenset()
+    linear = linear_layer_indices(m.config, m.layers, m.name) if m.linear_layers else frozenset()
     for i in range(m.layers):
-        out += _attention(m, i)
+        out += _linear_attention(m, i) if i in linear else _attention(m, i)
         out += _feed_forward(m, i, i in moe)
-        out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0] + qk_norm,), i))
+        own = 0 if i in linear else qk_norm  # q/k norms belong to the attention layers
+        out.append(Tensor(f"blk.{i}.norms", "norm", (norms_per_block * norm[0] + own,), i))
     if m.model_type in ("bert", "roberta"):
         out.append(Tensor("pooler", "pooler", (h * h + h,)))  # BertModel's pooler (dense + bias)
     else:

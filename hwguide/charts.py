@@ -36,6 +36,7 @@ MEMORY_PARTS = {
     "activations": N_("activations"),
     "cuda_context": N_("cuda context"),
     "cuda_graphs": N_("cuda graphs"),
+    "state": N_("linear-attention state"),
     "gradients": N_("gradients"),
     "master_weights": N_("master weights"),
     "optimizer_states": N_("optimizer states"),

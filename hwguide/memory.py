@@ -42,6 +42,7 @@ __all__ = [
     "inference_memory",
     "is_gguf",
     "kv_cache_bytes",
+    "state_bytes",
     "lora_params",
     "max_context",
     "max_users",
@@ -224,7 +225,9 @@ def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str 
     ``kv_cache.py``; llm-analysis ``get_memory_kv_cache_per_layer``). Sliding-window layers keep
     at most ``sliding_window`` tokens. MLA layers (DeepSeek-V2/V3) cache one compressed latent of
     ``kv_lora_rank + qk_rope_head_dim`` values per token, as MLA-aware engines (vLLM, SGLang)
-    store it. Check: LLaMA-7B in fp16 at 2,048 tokens = 1,024 MiB (llama.cpp PR #2325 log).
+    store it. Hybrid models (Qwen3-Next) cache only on their attention layers: their linear-attention
+    layers keep a fixed-size state instead (:func:`state_bytes`). Check: LLaMA-7B in fp16 at 2,048 tokens =
+    1,024 MiB (llama.cpp PR #2325 log).
     """
     m = lookup_model(model)
     tokens = checks.whole(context, "context")
@@ -236,8 +239,21 @@ def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str 
     per_token_layer = 2 * m.kv_heads * m.head_dim
     window_layers = m.sliding_window_layers if m.sliding_window else 0
     windowed = min(tokens, m.sliding_window or tokens)
-    cached = (m.layers - window_layers) * tokens + window_layers * windowed
+    cached = (m.attention_layers - window_layers) * tokens + window_layers * windowed
     return int(cached * per_token_layer * size * batch)
+
+
+def state_bytes(model: Model | str, *, batch: int = 1, kv: str = "fp16") -> int:
+    """Bytes of the fixed-size state the linear-attention layers of a hybrid model keep, ``batch`` sequences.
+
+    :meth:`Model.state_elements` values per sequence (recurrent state and convolution window), at the KV
+    cache's bytes per value (the kit's assumption: engines keep this state in the model's dtype or wider).
+    It does not grow with the context. 0 for a model without linear-attention layers.
+    """
+    m = lookup_model(model)
+    batch = checks.whole(batch, "batch")
+    size = KV_DTYPES[checks.choice(kv, "kv", KV_DTYPES)]
+    return int(m.state_elements() * size * batch)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,6 +415,7 @@ def inference_memory(
     w = weights_bytes(m, fmt)
     cache = kv_cache_bytes(m, context, batch=batch, kv=kv)
     kv_per_gpu = cache / gpus * (math.ceil(m.kv_heads / gpus) * gpus / m.kv_heads if m.attention != "MLA" else 1)
+    state = state_bytes(m, batch=batch, kv=kv)
     h, f, heads = m.hidden_size, _ffn_width(m), m.heads
     if eng.workspace_rule == "ggml-compute-buffer":
         ub = eng.ubatch_tokens or 512
@@ -489,6 +506,11 @@ def inference_memory(
     }
     if graphs:
         per_gpu["cuda_graphs"] = graphs
+    if state:
+        per_gpu["state"] = state / gpus
+        notes.append(i18n.msg("Linear-attention state: {layers} of {total} layers keep a fixed {mib:.1f} MiB per "
+                              "sequence (recurrent state and convolution window) instead of a KV cache.",
+                              layers=m.linear_layers, total=m.layers, mib=state / batch / MIB))  # fmt: skip
     parts = {k: v * gpus for k, v in per_gpu.items()}
     parts["weights"], parts["activations"] = w, work
     assumptions = [
@@ -539,7 +561,7 @@ def _kv_rule(m: Model) -> i18n.Message:
     if m.attention == "MLA":
         return i18n.msg("MLA caches a {latent}+{rope}-value latent per token and layer.",
                         latent=m.kv_lora_rank, rope=m.qk_rope_head_dim)  # fmt: skip
-    shape = {"layers": m.layers, "kv_heads": m.kv_heads, "head_dim": m.head_dim}
+    shape = {"layers": m.attention_layers, "kv_heads": m.kv_heads, "head_dim": m.head_dim}
     if m.sliding_window:
         return i18n.msg("2 × {layers} layers × {kv_heads} KV heads × {head_dim} head dim per token; "
                         "{window_layers} layers keep at most {window:,} tokens.",

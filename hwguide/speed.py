@@ -161,7 +161,7 @@ def _flops_per_token(m: Model, context: int) -> float:
     active = param_count(m, active=True) - m.vocab_size * m.hidden_size  # the lookup does no math
     window = min(context, m.sliding_window) if m.sliding_window else context
     windowed = m.sliding_window_layers if m.sliding_window else 0
-    attended = (m.layers - windowed) * context + windowed * window
+    attended = (m.attention_layers - windowed) * context + windowed * window  # linear layers attend to no context
     return 2 * active + 4 * attended * m.heads * m.head_dim
 
 
@@ -253,6 +253,7 @@ WEIGHT_CLASSES = ("16-bit", "8-bit", "low-bit")
 _BITS = re.compile(r"(?:^q|int|fp|^f|^bf|-)(\d+)", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)  # a handful of storage types, asked about once per tensor per step
 def weight_class(storage: str) -> str:
     """The class of one tensor's storage type: "16-bit" (fp32/fp16/bf16, F32/F16), "8-bit" or "low-bit"."""
     if storage.lower() in ("fp32", "fp16", "bf16", "16-bit", "f32", "f16") or storage == "BF16":
@@ -276,6 +277,12 @@ def _experts_touched(m: Model, batch: int) -> float:
 
 def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0, gpu_layers: int | None = None
                   ) -> dict[str, float]:  # fmt: skip
+    return dict(_weights_read_cached(m, weights, batch, cpu_layers, gpu_layers))
+
+
+@functools.lru_cache(maxsize=4096)  # a pure function of a frozen Model and four plain values
+def _weights_read_cached(m: Model, weights: str, batch: int, cpu_layers: int, gpu_layers: int | None
+                         ) -> tuple[tuple[str, float], ...]:  # fmt: skip
     """Bytes of weights one forward step reads, by storage class (:data:`WEIGHT_CLASSES`), and under
     "cpu" the expert bytes read from CPU memory.
 
@@ -302,7 +309,7 @@ def _weights_read(m: Model, weights: str, batch: int, cpu_layers: int = 0, gpu_l
             out["cpu"] += read * off
             read *= 1 - off
         out[weight_class(storage)] += read
-    return out
+    return tuple(out.items())
 
 
 def step_cost(
