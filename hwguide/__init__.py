@@ -88,7 +88,7 @@ from .speed import (
 )
 from .tables import guide_tables, style_table
 from .validate import validate
-from .value import compare, decode_name, rank_gpus, value_ranking
+from .value import compare, decode_name, is_module, rank_gpus, value_ranking
 
 __version__ = "0.1.0"
 
@@ -112,6 +112,7 @@ __all__ = [
     "Plan",
     "source_claims",
     "value_ranking",
+    "is_module",
     "training_time",
     "training_tokens_per_s",
     "training_flops_per_token",

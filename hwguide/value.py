@@ -239,6 +239,12 @@ def on_sale_only(table: pd.DataFrame, as_of: _dt.date | None = None) -> pd.DataF
     return table[[not s for s in superseded]]
 
 
+def is_module(card: str | GPU) -> bool:
+    """Whether ``card`` is a module that comes only in a server (SXM, OAM, a superchip, Huawei's server modules):
+    one is not bought alone, so its price is a whole server's share per GPU (data/prices.csv ``server-share``)."""
+    return _is_module(lookup_gpu(card, "card").name)
+
+
 def _is_module(name: str) -> bool:
     """An SXM, OAM or superchip module, or another server module (Huawei's Ascend NPUs): sold on a server board,
     so its card price leaves the platform out."""
