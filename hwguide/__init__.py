@@ -61,10 +61,10 @@ from .memory import (
     inference_memory,
     is_gguf,
     kv_cache_bytes,
-    state_bytes,
     lora_params,
     max_context,
     max_users,
+    state_bytes,
     training_memory,
     weights_bytes,
 )

@@ -43,6 +43,7 @@ from .catalog import (
     closest_model,
     export_status,
     gpus,
+    load_table,
     lookup_engine,
     lookup_gpu,
     lookup_model,
@@ -53,7 +54,6 @@ from .catalog import (
     support_of,
 )
 from .catalog import cpu as catalog_cpu
-from .catalog import load_table
 from .catalog import prices as price_table
 from .cost import HOURS_PER_YEAR
 from .fit import SPEED_KINDS
@@ -290,7 +290,9 @@ def build_system(
         "platform_price": platform_price * servers,
         "ram_price": ram_price * servers,
         "ram_gbs": ram_bandwidth_gbs(str(p["cpu"]), sockets=int(p["sockets"])),
-        "build_price": gpus_total + (0 if math.isnan(platform_price) else platform_price * servers) + ram_price * servers,
+        "build_price": gpus_total
+        + (0 if math.isnan(platform_price) else platform_price * servers)
+        + ram_price * servers,
         "platform_priced": not math.isnan(platform_price),
         "network_priced": servers == 1,
         "notes": _joined(notes),
@@ -946,15 +948,16 @@ def _try_build(
         parts = _why(card, count, row, currency_words)
         if gpu_layers is not None:
             w = need["inference"]
-            parts.insert(0, i18n.msg("partial offload: {gpu:d} of {layers:d} layers on the GPU (llama.cpp -ngl {gpu:d}), "
-                                     "the rest in system RAM at {ram:,.0f} GB/s, about {speed:.1f} tokens/s per user "
-                                     "(rough: the CPU's share is fitted on MoE expert offload, not measured for "
-                                     "layers)",
+            parts.insert(0, i18n.msg("partial offload: {gpu:d} of {layers:d} layers on the GPU (llama.cpp -ngl "
+                                     "{gpu:d}), the rest in system RAM at {ram:,.0f} GB/s, about {speed:.1f} "
+                                     "tokens/s per user (rough: the CPU's share is fitted on MoE expert offload, "
+                                     "not measured for layers)",
                                      gpu=gpu_layers, layers=w["model"].layers, ram=system["ram_gbs"],
                                      speed=row["tokens_per_s_per_user"]))  # fmt: skip
         if not _speed_measured(card) and ("inference" in need or "pretrain" in need or "image" in need):
             parts.append(i18n.msg("speed from peak rates only: data/measurements.csv has no speed measured on "
-                                  "{platform} hardware, so take it as a rough guide", platform=card.support))  # fmt: skip
+                                  "{platform} hardware, so take it as a rough guide",
+                                  platform=card.support))  # fmt: skip
         if stale:
             parts.append(price_note)
         if export is not None:
@@ -991,7 +994,7 @@ def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Map
 
 
 def _rental(card: GPU, currency: str, market: str) -> Message | str:
-    """", or rent one: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``; in
+    """ ", or rent one: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``; in
     China, a price of a cloud in China first (data/prices.csv ``region``)."""
     table = price_table()
     rows = table[(table["gpu"] == card.name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
@@ -1001,7 +1004,8 @@ def _rental(card: GPU, currency: str, market: str) -> Message | str:
         return ""
     cloud = rows.sort_values("date", kind="stable").iloc[-1]
     return i18n.msg(", or rent one: {price:g} {currency} per GPU-hour ({date}, data/prices.csv)",
-                    price=float(cloud["amount"]), currency=i18n.msg(currency), date=str(cloud["date"])[:10])  # fmt: skip
+                    price=float(cloud["amount"]), currency=i18n.msg(currency),
+                    date=str(cloud["date"])[:10])  # fmt: skip
 
 
 @functools.cache
