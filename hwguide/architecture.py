@@ -506,6 +506,13 @@ def from_hf_config(
                                   value=_show(text_config)))  # fmt: skip
 
     model_type = (_text(data, "model_type", label) or "").lower()
+    for key in ("hybrid_override_pattern", "layers_block_type"):
+        if key in data:  # NVIDIA Nemotron-H: one mixer per block (Mamba-2, attention, MLP or MoE), not modelled
+            raise ValueError(i18n.msg(
+                "{label}: {key} describes blocks of one kind each (Mamba-2, attention, MLP or MoE, as in NVIDIA's "
+                "Nemotron-H); the kit does not model such blocks yet and would count a KV cache on every layer",
+                label=label, key=key,
+            ))  # fmt: skip
     _, layers = _required(data, ("num_hidden_layers", "num_layers", "n_layer"), N_("layer count"), label, "layers")
     _, hidden = _required(data, ("hidden_size", "n_embd", "d_model"), N_("hidden size"), label, "hidden_size")
     heads_key, heads = _required(

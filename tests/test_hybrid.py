@@ -53,3 +53,10 @@ def test_the_linear_layers_keep_a_fixed_state_per_sequence():
     assert long.parts["kv_cache"] == hg.kv_cache_bytes(m, 32768, batch=4) == 3 * GIB
     assert any("Linear-attention state" in str(a) for a in long.assumptions)
     assert hg.state_bytes("Llama-3.1-8B") == 0 and "state" not in hg.inference_memory("Llama-3.1-8B").parts
+
+
+def test_a_nemotron_h_config_is_refused_rather_than_miscounted():
+    pattern = "M-M-M-M*-" * 6  # Mamba-2, MLP and attention blocks, one kind each
+    config = dict(CONFIG, model_type="nemotron_h", num_hidden_layers=len(pattern), hybrid_override_pattern=pattern)
+    with pytest.raises(ValueError, match="hybrid_override_pattern"):
+        hg.Model.from_hf_config(config)
