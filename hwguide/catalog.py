@@ -926,8 +926,13 @@ def support() -> pd.DataFrame:
 def support_of(card: str | GPU) -> dict[str, Any]:
     """The software-support row (:func:`support`) of a card, as a dict."""
     g = lookup_gpu(card, "card")
-    row = _table("support").set_index("name").loc[g.support]
-    return {"name": g.support, **{k: _plain(v) for k, v in row.items()}}
+    return dict(_support_row(g.support))
+
+
+@functools.cache
+def _support_row(name: str) -> dict[str, Any]:
+    row = _table("support").set_index("name").loc[name]
+    return {"name": name, **{k: _plain(v) for k, v in row.items()}}
 
 
 def export_controls() -> pd.DataFrame:

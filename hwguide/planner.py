@@ -30,6 +30,7 @@ import functools
 import html
 import math
 import re
+import types
 import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -374,6 +375,23 @@ def _card_prices(currency: str, condition: str, table: pd.DataFrame,
             for r in rows.itertuples()}  # fmt: skip
 
 
+def _prices_since(prices: Any, currency: str, condition: str, start: _dt.date,
+                  convert: bool) -> Mapping[str, tuple[float, Message | str, str, bool]]:  # fmt: skip
+    """:func:`_card_prices` of the price rows dated ``start`` or later: the catalog's (computed once per
+    arguments, since the catalog does not change while the kit runs) or the buyer's own ``prices``."""
+    if prices is None:
+        return _catalog_prices_since(currency, condition, start, convert)
+    every = price_rows(prices, currency)
+    return _card_prices(currency, condition, every[every["date"] >= start], convert)
+
+
+@functools.cache
+def _catalog_prices_since(currency: str, condition: str, start: _dt.date,
+                          convert: bool) -> Mapping[str, tuple[float, Message | str, str, bool]]:  # fmt: skip
+    every = price_table()
+    return types.MappingProxyType(_card_prices(currency, condition, every[every["date"] >= start], convert))
+
+
 def _price_note(label: Message | str, date: Any) -> Message:
     """A price's label (a kind code, or a message for a converted price) and its date, as one message."""
     kind = label if isinstance(label, Message) else Message(str(label), context="value")
@@ -494,13 +512,12 @@ def recommend(
     allow_controlled = checks.flag(allow_controlled, "allow_controlled")
     rank_by = checks.choice(rank_by, "rank_by", RANKS)
     allowed = _allowed_cards(cards)
-    every = price_rows(prices, currency)
-    table = every[every["date"] >= _months_before(_dt.date.today(), window_months)]
-    price_of = _card_prices(currency, condition, table, convert)
-    server_share = _card_prices(currency, "server", table, convert)  # SXM modules: a complete server's price per GPU
+    start = _months_before(_dt.date.today(), window_months)
+    old_start = _months_before(_dt.date.today(), STALE_LIMIT_MONTHS)
+    price_of = dict(_prices_since(prices, currency, condition, start, convert))
+    server_share = _prices_since(prices, currency, "server", start, convert)  # modules: a whole server's price per GPU
     # a card with no price of the window but an older one in the currency itself: that price, marked as old
-    older = every[every["date"] >= _months_before(_dt.date.today(), STALE_LIMIT_MONTHS)]
-    for name, old in _card_prices(currency, condition, older, False).items():
+    for name, old in _prices_since(prices, currency, condition, old_start, False).items():
         if name not in price_of or price_of[name][3]:
             price_of[name] = (old[0], i18n.msg("{note}, older than {months} months: check today's price",
                                                note=old[1], months=window_months), "stale", False)  # fmt: skip
@@ -996,8 +1013,13 @@ def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Map
 def _rental(card: GPU, currency: str, market: str) -> Message | str:
     """ ", or rent one: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``; in
     China, a price of a cloud in China first (data/prices.csv ``region``)."""
+    return _rental_of(card.name, currency, market)
+
+
+@functools.cache  # the catalog's prices do not change while the kit runs
+def _rental_of(name: str, currency: str, market: str) -> Message | str:
     table = price_table()
-    rows = table[(table["gpu"] == card.name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
+    rows = table[(table["gpu"] == name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
     if market == "china" and (rows["region"] == "China").any():
         rows = rows[rows["region"] == "China"]
     if rows.empty:

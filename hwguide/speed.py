@@ -763,9 +763,15 @@ def training_flops_per_token(model: Model | str, *, context: int = 2048) -> floa
     return 3 * _flops_per_token(m, checks.whole(context, "context"))
 
 
+@functools.lru_cache(maxsize=512)  # a pure function of a frozen Model
+def _expert_params_active(m: Model) -> int:
+    """Routed-expert parameters one token uses (each of its ``experts_per_token`` experts)."""
+    return sum(t.size * t.active for t in tensors(m) if t.kind.startswith("expert_"))
+
+
 def training_cost(m: Model, g: GPU, precision: str, context: int, recompute: str) -> dict[str, float]:
     flops = 3 * _flops_per_token(m, context)
-    experts = 6 * sum(t.size * t.active for t in tensors(m) if t.kind.startswith("expert_"))
+    experts = 6 * _expert_params_active(m)
     rerun = 8 / 6 if recompute == "full" else 1.0  # full recompute re-runs the forward
     return {
         "flops": flops,
