@@ -62,6 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         hg.catalog._table.cache_clear()
         hg.load_table("image_engines")  # what was written must load
         print(f"wrote {path}")
+        report_path = hg.data_dir() / imagefit.IMAGE_CROSS_VALIDATION_FILE  # read by the notebooks, not recomputed
+        imagefit.cross_validate_images(imagefit.image_rows()).to_csv(report_path, index=False, lineterminator="\n",
+                                                                     float_format="%.6g")  # fmt: skip
+        print(f"wrote {report_path}")
     return 0
 
 
