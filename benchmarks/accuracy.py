@@ -10,7 +10,7 @@ decode; peak ÷ 2P for prefill; 6ND at 50% MFU for pre-training), and by the ope
 llm-analysis (PyPI `llm-analysis`, cli99/llm-analysis), which is installed into its own virtual
 environment under benchmarks/.venv-llm-analysis on first use, never into the kit's requirements.
 It prints one table per kind: rows, median and worst absolute error per method — hwguide out of
-sample (each source's rows estimated by factors fitted without that source: the figure to quote)
+sample (each author's rows estimated by factors fitted without any of them: the figure to quote)
 and in sample (factors fitted on all rows) — and the ratio of hwguide's out-of-sample median error
 to the best peer's.
 """

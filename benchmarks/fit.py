@@ -4,7 +4,7 @@
     python benchmarks/fit.py --dry-run  # print only
 
 The report gives, per kind of measurement, the median error in sample (factors fitted on all rows)
-and out of sample (each source's rows predicted by factors fitted without that source): only the
+and out of sample (each author's rows predicted by factors fitted without any of them): only the
 second is evidence. The physics is in hwguide/speed.py and the fitting in hwguide/fit.py.
 """
 

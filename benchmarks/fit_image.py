@@ -4,7 +4,7 @@
     python benchmarks/fit_image.py --dry-run  # print only
 
 The report gives, for timings and for peak memory, the median error in sample (factors fitted on
-all rows) and out of sample (each source's rows predicted by factors fitted without that source):
+all rows) and out of sample (each author's rows predicted by factors fitted without any of them):
 only the second is evidence. The physics is in hwguide/image.py, the fitting in hwguide/imagefit.py.
 """
 

@@ -11,8 +11,8 @@ per-layer and per-expert overheads, training utilisation). This module:
   (:func:`fit_factors`), each engine's factors pulled towards factors pooled over all engines
   (a ridge in log space, so an engine with few rows borrows from the others, and an engine with
   none gets the pooled values);
-* predicts each source's rows with factors fitted without that source (:func:`cross_validate`,
-  leave one source out): the only error figures the kit quotes.
+* predicts each author's rows with factors fitted without any of them (:func:`cross_validate`,
+  leave one author out, :func:`source_group`): the only error figures the kit quotes.
 
 ``python benchmarks/fit.py`` writes the factors fitted on all rows into data/engines.csv.
 """
@@ -74,14 +74,26 @@ INFERENCE_FACTORS = SPEED_FACTORS
 TRAINING_FACTORS = ("train_util", "train_util_fp8", "train_act_bytes", "train_moe_eff")
 
 
+# GitHub organisations that publish as one author: one team's harnesses and habits (the same benchmark script,
+# the same launcher flags) run through all their repositories, so they are left out together.
+SAME_AUTHOR = {"nvidia-nemo": "nvidia", "pytorch-labs": "pytorch", "meta-llama": "meta", "facebookresearch": "meta",
+               "qwenlm": "qwen", "ggerganov": "ggml-org", "vllm-project": "vllm", "sgl-project": "sglang"}  # fmt: skip
+
+
 def source_group(url: str) -> str:
-    """The source a row belongs to, for leaving sources out: a GitHub repository, or a site and its first path part."""
+    """The author a row comes from, for leaving sources out: a GitHub owner (organisations of one team joined,
+    :data:`SAME_AUTHOR`) with all its repositories, or a site. Leaving out one page or one repository would keep
+    the same author's other pages, with the same harness, in the fit, which hides the errors a new source shows."""
     first = (url or "").split(" ; ")[0].strip()
     parsed = urlparse(first)
     parts = [p for p in parsed.path.split("/") if p]
-    if parsed.netloc.endswith("github.com") and len(parts) >= 2:
-        return f"github.com/{parts[0]}/{parts[1]}".lower()
-    return f"{parsed.netloc}/{parts[0] if parts else ''}".lower()
+    host = parsed.netloc.lower().removeprefix("www.")
+    if host in ("github.com", "raw.githubusercontent.com") and parts:
+        owner = parts[0].lower()
+        return f"github.com/{SAME_AUTHOR.get(owner, owner)}"
+    if host == "huggingface.co" and parts and parts[0] not in ("docs", "blog", "datasets", "spaces", "papers"):
+        return f"huggingface.co/{parts[0].lower()}"  # a model card: its publisher
+    return host
 
 
 def parse_args(text: str | None) -> dict[str, str]:

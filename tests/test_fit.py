@@ -15,9 +15,13 @@ def rows():
     return usable
 
 
-def test_sources_group_by_repository_or_site():
-    assert fit.source_group("https://github.com/QwenLM/Qwen2.5/blob/abc/docs/x.rst") == "github.com/qwenlm/qwen2.5"
-    assert fit.source_group("https://huggingface.co/docs/transformers/x ; https://other") == "huggingface.co/docs"
+def test_sources_group_by_author():
+    # one author's repositories are left out together: Qwen2.5's and Qwen3's speed pages share a harness
+    assert fit.source_group("https://github.com/QwenLM/Qwen2.5/blob/abc/docs/x.rst") == "github.com/qwen"
+    assert fit.source_group("https://github.com/QwenLM/Qwen3/blob/abc/docs/y.md") == "github.com/qwen"
+    assert fit.source_group("https://github.com/NVIDIA-NeMo/Megatron-Bridge/x") == "github.com/nvidia"
+    assert fit.source_group("https://huggingface.co/docs/transformers/x ; https://other") == "huggingface.co"
+    assert fit.source_group("https://huggingface.co/Qwen/Qwen3-8B") == "huggingface.co/qwen"
 
 
 def test_every_speed_row_is_used_or_says_why(rows):
