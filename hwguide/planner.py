@@ -729,15 +729,18 @@ def _note_proxy(need: dict[str, Any], given: Any, m: Model) -> None:
         ))  # fmt: skip
 
 
+def _inference_memory(w: Mapping[str, Any], *, gpus: int = 1, gpu_layers: int | None = None) -> Any:
+    """:func:`hwguide.inference_memory` of the need's inference part (``w``) on ``gpus`` GPUs."""
+    return inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"], context=w["context"],
+                            engine=w["engine"], gpus=gpus, cpu_moe=w["cpu_moe"], gpu_layers=gpu_layers)  # fmt: skip
+
+
 def _memory_for(need: Mapping[str, Any], count: int) -> dict[str, Any]:
     """The memory each part of the need takes per GPU when spread over ``count`` GPUs (card-independent)."""
     out: dict[str, Any] = {}
     zero = 3 if count > 1 else 0
     if "inference" in need:
-        w = need["inference"]
-        out["inference"] = inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"],
-                                            context=w["context"], engine=w["engine"], gpus=count,
-                                            cpu_moe=w["cpu_moe"])  # fmt: skip
+        out["inference"] = _inference_memory(need["inference"], gpus=count)
     if "finetune" in need:
         f = need["finetune"]
         out["finetune"] = finetune_memory(
@@ -822,7 +825,7 @@ def _try_build(
     if _is_module(card.name) and count % most:
         text = i18n.msg("{card} is a module (SXM/OAM): it is sold on an {most}-GPU server board, not as {count}; "
                         "try gpus={most}{rent}", card=card.name, most=most, count=count,
-                        rent=_rental(card, currency, "china" if export is not None else "global"))  # fmt: skip
+                        rent=_rental(card.name, currency, "china" if export is not None else "global"))  # fmt: skip
         return row | {"status": "not_buildable", "problems": ("not_buildable",), "why": _joined([text])}
     # MoE experts kept in CPU memory need RAM of their own; small host-side tensors (llama.cpp's token
     # embeddings) fit in the platform's own RAM
@@ -831,13 +834,10 @@ def _try_build(
         memory = {**memory, "image": image_memory(need["image"]["model"], card=card,
                                                   **{k: v for k, v in _image_args(need["image"]).items()
                                                      if k != "steps"})}  # fmt: skip
-    gpu_layers = _partial_offload(card, count, need, memory, headroom)
+    gpu_layers, partial = _partial_offload(card, count, need, memory, headroom)
     if gpu_layers is not None:  # the fallback: as many layers on the GPU as fit, the rest in system RAM
-        w = need["inference"]
-        memory = {**memory, "inference": inference_memory(w["model"], weights=w["weights"], kv=w["kv"],
-                                                          batch=w["users"], context=w["context"], engine=w["engine"],
-                                                          cpu_moe=w["cpu_moe"], gpu_layers=gpu_layers)}  # fmt: skip
-        part = memory["inference"].offloaded
+        memory = {**memory, "inference": partial}
+        part = partial.offloaded
         offload_gb += (part.get("layers", 0) + part.get("kv_cache", 0)) / 1e9
         row["gpu_layers"] = gpu_layers
     try:
@@ -984,40 +984,33 @@ def _try_build(
 
 
 def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Mapping[str, Any],
-                     headroom: float) -> int | None:  # fmt: skip
+                     headroom: float) -> tuple[int | None, Any]:  # fmt: skip
     """How many layers of the inference model fit on one card when the whole model does not, where the
-    engine can run the others on the CPU (engines.csv ``layer_offload``); None when the fallback does not
-    apply (the model fits, another part of the need does not, several cards, no layer fits)."""
+    engine can run the others on the CPU (engines.csv ``layer_offload``), and the memory with that many;
+    (None, None) when the fallback does not apply (the model fits, another part of the need does not,
+    several cards, no layer fits)."""
     if "inference" not in need or count != 1 or card.unified_memory:
-        return None
+        return None, None
     misfit = [k for k, m in memory.items() if not m.fits(card, headroom=headroom)]
     w = need["inference"]
     if misfit != ["inference"] or not lookup_engine(w["engine"]).layer_offload:
-        return None
-
-    def fits(n: int) -> bool:
-        m = inference_memory(w["model"], weights=w["weights"], kv=w["kv"], batch=w["users"], context=w["context"],
-                             engine=w["engine"], cpu_moe=w["cpu_moe"], gpu_layers=n)  # fmt: skip
-        return m.fits(card, headroom=headroom)
-
-    low, high = 0, w["model"].layers - 1  # the most layers that fit, by bisection (memory grows with layers)
-    if not fits(1):
-        return None
-    low = 1
-    while low < high:
-        mid = (low + high + 1) // 2
-        low, high = (mid, high) if fits(mid) else (low, mid - 1)
-    return low
-
-
-def _rental(card: GPU, currency: str, market: str) -> Message | str:
-    """ ", or rent one: N per GPU-hour (date)" from the newest cloud price of the card in ``currency``; in
-    China, a price of a cloud in China first (data/prices.csv ``region``)."""
-    return _rental_of(card.name, currency, market)
+        return None, None
+    # the most layers that fit, by bisection (memory grows with the layers on the GPU)
+    low, high, best = 1, w["model"].layers - 1, (None, None)
+    while low <= high:
+        mid = (low + high) // 2
+        trial = _inference_memory(w, gpu_layers=mid)
+        if trial.fits(card, headroom=headroom):
+            low, best = mid + 1, (mid, trial)
+        else:
+            high = mid - 1
+    return best
 
 
 @functools.cache  # the catalog's prices do not change while the kit runs
-def _rental_of(name: str, currency: str, market: str) -> Message | str:
+def _rental(name: str, currency: str, market: str) -> Message | str:
+    """The words ", or rent one: N per GPU-hour (date)" from the newest cloud price of card ``name`` in
+    ``currency``; in China, a price of a cloud in China first (data/prices.csv ``region``)."""
     table = price_table()
     rows = table[(table["gpu"] == name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
     if market == "china" and (rows["region"] == "China").any():
