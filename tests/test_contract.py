@@ -30,7 +30,6 @@ import re
 import reprlib
 import signal
 import threading
-import time
 import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -46,8 +45,9 @@ import hwguide as hg
 
 # Hang guards, not speed targets (speed is measured in benchmarks/): a call must return, and a loaded
 # machine must not fail the suite.
-LIMIT_S = 8.0  # each call returns within this
-HANG_S = 15.0  # a call still running after this is stopped (so a hang fails the test, not the suite)
+# Not a speed target (speed is measured in benchmarks/speed.py): a call still running after this long is
+# stopped, so that a runaway loop fails its test instead of stalling the suite, even on a loaded machine.
+HANG_S = 300.0
 ALLOWED = (ValueError, LookupError)
 LOOKUP_WORDS = ("card", "cards", "gpu", "model", "name", "engine", "reference")
 
@@ -529,24 +529,17 @@ def _alarm(seconds: float):
 
 
 def _call(fn: Callable[..., Any], args: tuple, kwargs: Mapping[str, Any], shown: str) -> Any:
-    """The result, or the ValueError/LookupError raised; anything else, or a slow call, fails."""
-    best = math.inf
-    for _attempt in range(2):  # a slow call is timed once more: cold caches or a busy machine
-        start = time.perf_counter()
-        try:
-            with _alarm(HANG_S), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                outcome = fn(*args, **kwargs)
-        except _Hung:
-            raise AssertionError(f"{shown} was still running after {HANG_S:g} s (limit {LIMIT_S:g} s)") from None
-        except ALLOWED as err:
-            outcome = err
-        except Exception as err:
-            raise AssertionError(f"{shown} raised {type(err).__name__}: {err}") from err
-        best = min(best, time.perf_counter() - start)
-        if best <= LIMIT_S:
-            return outcome
-    raise AssertionError(f"{shown} took {best:.2f} s (limit {LIMIT_S:g} s)")
+    """The result, or the ValueError/LookupError raised; anything else, or a runaway call, fails."""
+    try:
+        with _alarm(HANG_S), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(*args, **kwargs)
+    except _Hung:
+        raise AssertionError(f"{shown} was still running after {HANG_S:g} s: a runaway loop") from None
+    except ALLOWED as err:
+        return err
+    except Exception as err:
+        raise AssertionError(f"{shown} raised {type(err).__name__}: {err}") from err
 
 
 def _names(message: str, word: str, *, strict: bool = False) -> bool:

@@ -8,7 +8,6 @@ and column), never another exception and never a hang.
 import csv
 import io
 import json
-import time
 
 import pytest
 
@@ -44,17 +43,10 @@ DEEPSEEK = {
 }
 QWEN_MOE = {**LLAMA, "model_type": "qwen2_moe", "num_experts": 60, "num_experts_per_tok": 4, "mlp_only_layers": []}
 
-# A hang guard, not a speed target (speed is measured in benchmarks/): hostile input must not make the
-# parser or the loader run away, and a loaded machine must not fail these tests.
-HANG_S = 10.0
-
-
 def _refused(config, *fragments, **keywords):
     """from_hf_config(config) raises ValueError without hanging, its message holding every fragment."""
-    start = time.perf_counter()
     with pytest.raises(ValueError) as caught:
-        param_count(hg.from_hf_config(config, **keywords))  # the count too: nothing may hang past the parser
-    assert time.perf_counter() - start < HANG_S
+        param_count(hg.from_hf_config(config, **keywords))  # the count too: the parser refuses before it
     message = str(caught.value)
     for fragment in fragments:
         assert fragment in message, (fragment, message)
@@ -237,9 +229,8 @@ def test_the_limits_are_inclusive():
         "intermediate_size": 512,
         "vocab_size": 1000,
     }
-    start = time.perf_counter()
     m = hg.from_hf_config(top)
-    assert param_count(m) > 0 and time.perf_counter() - start < HANG_S
+    assert param_count(m) > 0  # the largest sizes allowed are counted, not refused
     assert m.layers == 1024 and m.max_context == 2**31
     assert hg.from_hf_config({**LLAMA, "num_hidden_layers": 32.0}).layers == 32  # a whole float is fine
 
@@ -276,10 +267,8 @@ def _write_csv(path, rows):
 
 
 def _bad_table(kind, path, *fragments):
-    start = time.perf_counter()
     with pytest.raises(hg.DataError) as caught:
         hg.load_table(kind, path)
-    assert time.perf_counter() - start < HANG_S
     message = str(caught.value)
     assert str(path) in message, message
     for fragment in fragments:

@@ -385,7 +385,7 @@ def test_the_app_says_running_in_its_language(lang):
     import os
     import socket
     import subprocess
-    import time
+    import threading
     import urllib.request
 
     with socket.socket() as s:
@@ -394,16 +394,17 @@ def test_the_app_says_running_in_its_language(lang):
     command, env = hg.course.app_command(port=port, pool=0, lang=lang)
     env["PYTHONPATH"] = os.pathsep.join([str(hg.course.ROOT), env.get("PYTHONPATH", "")])
     server = subprocess.Popen(command, cwd=hg.course.ROOT, env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)  # fmt: skip
+                              stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=90)  # noqa: S310 - loopback
+        # wait for the server's own word that it listens ("Voilà is running at"), not for a number of seconds
+        log = []
+        for line in server.stderr:
+            log.append(line)
+            if "running at" in line:
                 break
-            except OSError:
-                assert time.monotonic() < deadline and server.poll() is None, "Voila did not answer"
-                time.sleep(0.3)
+        assert server.poll() is None, "Voila stopped before it listened:\n" + "".join(log[-20:])
+        threading.Thread(target=server.stderr.read, daemon=True).start()  # keep its log from filling the pipe
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/")  # noqa: S310 - loopback
         head = b""
         while b"rendered_cells" not in head:  # the page streams: its head comes before the cells run
             chunk = page.read1(65536)
