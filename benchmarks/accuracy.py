@@ -88,7 +88,7 @@ def _case(row: dict[str, Any]) -> dict[str, Any] | None:
     elif kind == "prefill_tps":
         case.update(seq_len=context, generate=1)
     elif kind == "inference_memory":
-        if row.get("compares") not in ("total", "torch"):
+        if row.get("compares") in ("weights", "kv_cache", "activations"):
             return None  # single-buffer rows (llama.cpp logs) have no llm-analysis counterpart
         case.update(seq_len=context, generate=1, kv_bytes=1 if "int8" in str(row.get("kv_dtype")) else 2)
     elif kind == "training_gpu_hours":

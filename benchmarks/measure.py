@@ -231,7 +231,7 @@ def append_csv(path: Path, args: argparse.Namespace, measured: dict[str, Any], e
         "precision": args.weights if args.workload != "inference" else "", "optimizer": "adamw",
         "lora_rank": args.rank if args.workload == "lora" else "", "measured": value, "unit": "bytes",
         "what": "torch.cuda.max_memory_allocated" if on_gpu else "parameter bytes of the live tensors (CPU)",
-        "compares": "torch" if on_gpu else "weights", "scope": "per_gpu",
+        "compares": "allocated" if on_gpu else "weights", "scope": "per_gpu",
         "source": f"measured with benchmarks/measure.py on {where}, {today}", "checked": today,
         "notes": f"random weights from the config; layers={args.layers or 'all'}",
     }  # fmt: skip

@@ -342,6 +342,10 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "cuda_context_mib": POS,
         "graphs_mib": Col("float", nonnegative=True),
         "preallocate_fraction": Col("float", low=0, high=1),
+        "allocator": Col(choices=("pytorch", "own")),
+        "kv_copies": POS_INT,
+        "reserve_mib": Col("float", nonnegative=True),
+        "workspace_mib": Col("float", nonnegative=True),
         "prefill_chunk_tokens": POS_INT,
         "ubatch_tokens": POS_INT,
         "batch_tokens": POS_INT,
@@ -410,7 +414,21 @@ SCHEMAS: dict[str, dict[str, Col]] = {
             choices=("bytes", "KiB", "MiB", "GiB", "KB", "MB", "GB", "tokens/s", "gpu_hours"),
         ),
         "what": REQ,
-        "compares": Col(choices=("total", "torch", "weights", "kv_cache", "activations", "file", "speed", "gpu_hours")),
+        "compares": Col(
+            choices=(
+                "total",
+                "nvidia-smi",
+                "reserved",
+                "allocated",
+                "allocated+non-torch",
+                "weights",
+                "kv_cache",
+                "activations",
+                "file",
+                "speed",
+                "gpu_hours",
+            )
+        ),
         "scope": Col(required=True, choices=("per_gpu", "all_gpus")),
         "args": Col(),
         "excluded_because": Col(),
@@ -1307,6 +1325,10 @@ class Engine:
     cuda_context_mib: float | None
     graphs_mib: float | None
     preallocate_fraction: float | None
+    allocator: str | None  # "pytorch" (a caching allocator that reserves beyond what it allocates) or "own"
+    kv_copies: int | None  # KV caches alive at the peak of a decode step (2: a tuple rebuilt every step)
+    reserve_mib: float | None  # the caching allocator's reserve beyond its rounding (max_memory_reserved - allocated)
+    workspace_mib: float | None  # what nvidia-smi shows beyond the bare CUDA context once kernels have run
     prefill_chunk_tokens: int | None
     ubatch_tokens: int | None
     batch_tokens: int | None

@@ -370,6 +370,80 @@ def runtime(engine: object, cuda_context_mib: object) -> Runtime:
     return Runtime(eng, mib, True)
 
 
+# What a reader compares the estimate with (the ``reading`` argument): the kit says which.
+READINGS = {
+    "nvidia-smi": N_("what nvidia-smi shows for the process: what the framework allocates, the allocator's "
+                     "reserve, the CUDA context and the libraries' memory outside the allocator"),
+    "reserved": N_("what PyTorch reserves (torch.cuda.max_memory_reserved): what it allocates plus its "
+                   "allocator's reserve; no CUDA context"),
+    "allocated": N_("what the framework allocates (torch.cuda.max_memory_allocated): tensors only; no "
+                    "allocator reserve, no CUDA context"),
+}  # fmt: skip
+#: PyTorch's caching allocator rounds every allocation over 10 MiB up to a multiple of 2 MiB
+#: (c10/cuda/CUDACachingAllocator.cpp: kMinLargeAlloc = 10485760, kRoundLarge = 2097152).
+ROUND_ABOVE, ROUND_TO = 10 * MIB, 2 * MIB
+#: Parts a reading leaves out: "allocated" is tensors only, "reserved" adds the allocator's reserve.
+_NOT_IN = {
+    "nvidia-smi": (),
+    "reserved": ("cuda_context", "cuda_graphs", "workspace"),
+    "allocated": ("cuda_context", "cuda_graphs", "workspace", "allocator_reserve"),
+}
+
+
+def check_reading(reading: object) -> str:
+    """``reading`` checked against :data:`READINGS` (nvidia-smi, reserved, allocated)."""
+    return checks.choice(reading, "reading", tuple(READINGS))
+
+
+def rounding_bytes(sizes: Sequence[tuple[float, int]]) -> float:
+    """Bytes PyTorch's caching allocator reserves beyond ``sizes`` ((bytes, count) of tensors) by rounding.
+
+    Each tensor over 10 MiB gets a segment rounded up to a multiple of 2 MiB (kRoundLarge), so a
+    model's large weight matrices, loaded one by one, each leave up to 2 MiB unused: about 1 MiB
+    each, 220 MiB for a 7B Llama's 226 large matrices.
+    """
+    total = 0.0
+    for size, count in sizes:
+        if size > ROUND_ABOVE:
+            total += (math.ceil(size / ROUND_TO) * ROUND_TO - size) * count
+    return total
+
+
+def _weight_rounding(m: Model, fmt: str, copies: float = 1.0) -> float:
+    """:func:`rounding_bytes` of the model's weight tensors in ``fmt`` (``copies`` of each, e.g. gradients)."""
+    sizes = [(size / t.count, t.count) for t, size, _ in tensor_bytes(m, fmt)]
+    return rounding_bytes(sizes) * copies
+
+
+def _apply_reading(
+    per_gpu: dict[str, float], run: Runtime, reserve: float, reading: str, notes: list[i18n.Message]
+) -> None:
+    """Add the runtime parts a ``reading`` sees to ``per_gpu`` and say which quantity the total is."""
+    eng = run.engine
+    per_gpu["allocator_reserve"] = reserve + (eng.reserve_mib or 0.0) * MIB if eng.allocator == "pytorch" else 0.0
+    # a measured context (cuda_context_mib=) is read as everything outside the allocator: no workspace on top
+    per_gpu["workspace"] = 0.0 if run.measured else (eng.workspace_mib or 0.0) * MIB
+    for part in _NOT_IN[reading]:
+        per_gpu.pop(part, None)
+    if not per_gpu.get("allocator_reserve", 1):
+        per_gpu.pop("allocator_reserve")
+    if not per_gpu.get("workspace", 1):
+        per_gpu.pop("workspace")
+    notes.append(i18n.msg("The total is {quantity}.", quantity=i18n.msg(READINGS[reading])))
+    if "allocator_reserve" in per_gpu:
+        notes.append(i18n.msg("Allocator reserve, {gib:.2f} GiB: PyTorch's caching allocator keeps freed blocks for "
+                              "reuse and rounds each allocation over 10 MiB up to a multiple of 2 MiB "
+                              "(CUDACachingAllocator.cpp); torch.cuda.max_memory_reserved and nvidia-smi see it "
+                              "({engine}'s reserve in data/engines.csv: {mib:.0f} MiB plus the rounding).",
+                              gib=per_gpu["allocator_reserve"] / GIB, engine=eng.name,
+                              mib=eng.reserve_mib or 0))  # fmt: skip
+    if "workspace" in per_gpu:
+        notes.append(i18n.msg("Libraries outside the allocator: {mib:.0f} MiB per GPU that nvidia-smi shows beyond "
+                              "the bare CUDA context once the first step has run (kernels loaded on first use, "
+                              "cuBLAS and attention workspaces; {engine}'s figure in data/engines.csv).",
+                              mib=eng.workspace_mib, engine=eng.name))  # fmt: skip
+
+
 # ---------------------------------------------------------------------------------------------
 # Inference
 # ---------------------------------------------------------------------------------------------
@@ -388,6 +462,7 @@ def inference_memory(
     cuda_context_mib: float | None = None,
     cpu_moe: int | str = 0,
     gpu_layers: int | None = None,
+    reading: str = "nvidia-smi",
 ) -> Memory:
     """GPU memory to serve ``batch`` sequences of ``context`` tokens (prompt + output) each.
 
@@ -402,9 +477,16 @@ def inference_memory(
     ``gpu_layers`` keeps only that many of the model's layers on the GPU, as llama.cpp's
     ``--n-gpu-layers`` (``-ngl``) does for a dense model: the other layers' weights and their KV cache
     stay in CPU memory (``offloaded``), and so does the output layer unless every layer is on the GPU.
+    ``reading`` says which quantity to estimate (:data:`READINGS`): ``"nvidia-smi"`` (the default:
+    what users compare with) adds the CUDA context, the libraries' memory outside the allocator and
+    the caching allocator's reserve; ``"reserved"`` is torch.cuda.max_memory_reserved; ``"allocated"``
+    is torch.cuda.max_memory_allocated (tensors only). An engine whose cache is a tuple rebuilt every
+    step (transformers before 4.36: engines.csv ``kv_copies`` 2) holds the old and the new cache at
+    once, so its peak counts the KV cache twice.
     """
     m = lookup_model(model)
     batch, context, gpus = checks.whole(batch, "batch"), checks.whole(context, "context"), checks.whole(gpus, "gpus")
+    reading = check_reading(reading)
     fmt = check_weights(weights)
     kv = checks.choice(kv, "kv", KV_DTYPES)
     flash_attention = checks.flag(flash_attention, "flash_attention")
@@ -504,6 +586,12 @@ def inference_memory(
         "activations": work / gpus,
         "cuda_context": run.cuda_context_mib * MIB,
     }
+    copies = eng.kv_copies or 1
+    if copies > 1:  # the previous step's cache is alive while the new one is built
+        per_gpu["kv_copy"] = kv_per_gpu * (copies - 1)
+        notes.append(i18n.msg("{engine} rebuilds the cache as a new tuple every step (legacy cache of transformers "
+                              "before 4.36): at the peak the previous step's cache is still alive, so the KV cache "
+                              "counts {copies} times.", engine=eng.name, copies=copies))  # fmt: skip
     if graphs:
         per_gpu["cuda_graphs"] = graphs
     if state:
@@ -511,6 +599,8 @@ def inference_memory(
         notes.append(i18n.msg("Linear-attention state: {layers} of {total} layers keep a fixed {mib:.1f} MiB per "
                               "sequence (recurrent state and convolution window) instead of a KV cache.",
                               layers=m.linear_layers, total=m.layers, mib=state / batch / MIB))  # fmt: skip
+    runtime_notes: list[i18n.Message] = []
+    _apply_reading(per_gpu, run, _weight_rounding(m, fmt) / gpus, reading, runtime_notes)
     parts = {k: v * gpus for k, v in per_gpu.items()}
     parts["weights"], parts["activations"] = w, work
     assumptions = [
@@ -524,8 +614,10 @@ def inference_memory(
             "KV cache: {kv}, {batch} × {tokens:,} tokens; {rule}", kv=kv, batch=batch, tokens=context, rule=_kv_rule(m)
         ),
         *notes,
-        _context_note(run),
+        *runtime_notes,
     ]
+    if "cuda_context" in per_gpu:
+        assumptions.append(_context_note(run))
     if graphs:
         assumptions.append(i18n.msg("CUDA graphs: {mib:.0f} MiB per GPU ({engine} engine notes).",
                                     mib=eng.graphs_mib, engine=eng.name))  # fmt: skip
@@ -671,6 +763,7 @@ def training_memory(
     fp32_grads: bool = False,
     engine: str = "transformers",
     cuda_context_mib: float | None = None,
+    reading: str = "nvidia-smi",
 ) -> Memory:
     """GPU memory to train every parameter of ``model`` (pre-training or full fine-tuning).
 
@@ -683,9 +776,11 @@ def training_memory(
     pipeline parallelism divide the model first. ``offload`` = "optimizer" (ZeRO-Offload) or
     "optimizer+params" moves those states to CPU memory. Activations follow
     :func:`activation_bytes` (``recompute`` none, selective or full); the output layer adds
-    :func:`logits_bytes`. Per micro-batch of ``batch`` sequences of ``context`` tokens.
+    :func:`logits_bytes`. Per micro-batch of ``batch`` sequences of ``context`` tokens. ``reading``:
+    which quantity (:data:`READINGS`; default what nvidia-smi shows).
     """
     m = lookup_model(model)
+    reading = check_reading(reading)
     precision = checks.choice(precision, "precision", PRECISIONS)
     optimizer = checks.choice(optimizer, "optimizer", OPTIMIZERS)
     split = parallelism(gpus=gpus, tp=tp, pp=pp, zero=zero, offload=offload)
@@ -710,7 +805,8 @@ def training_memory(
         ),
     ]
     return _assemble("training", m, states, act + logits, act, split, run, warns, notes,
-                     _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
+                     _activation_note(batch, context, flash_attention, recompute), reading,
+                     _weight_rounding(m, "bf16"))  # fmt: skip
 
 
 _STATE_RULE = {
@@ -764,8 +860,14 @@ def _assemble(
     warns: list[i18n.Message],
     notes: list[i18n.Message],
     activation_note: i18n.Message,
+    reading: str = "nvidia-smi",
+    rounding: float = 0.0,
 ) -> Memory:
-    """Spread model states over the GPUs by the parallel layout and add activations and runtime."""
+    """Spread model states over the GPUs by the parallel layout and add activations and runtime.
+
+    ``rounding`` is the allocator's rounding of one copy of the weights (:func:`_weight_rounding`);
+    each model-state tensor (weights, gradients, master weights, optimizer states) leaves as much.
+    """
     w_div, g_div, o_div = _zero_split(split.zero, split.dp)
     model_split = split.tp * split.pp
     per_gpu: dict[str, float] = {
@@ -777,6 +879,12 @@ def _assemble(
         "logits_and_loss": activations_and_logits - activations,
         "cuda_context": run.cuda_context_mib * MIB,
     }
+    sixteen = max(states["weights"], 1.0)  # state copies: 16-bit ones by bytes, fp32 ones at twice the bytes
+    copies = (states["weights"] + states["gradients"]) / sixteen + (
+        states["master_weights"] + states["optimizer_states"]
+    ) / (2 * sixteen)
+    runtime_notes: list[i18n.Message] = []
+    _apply_reading(per_gpu, run, rounding * copies / model_split, reading, runtime_notes)
     dp = split.dp
     # the whole job is every GPU's share added up: one copy of a sharded state, dp copies of a
     # replicated one, and each GPU's activations and context
@@ -797,10 +905,11 @@ def _assemble(
         i18n.msg(
             "Logits and loss: 16-bit logits plus fp32 copy and fp32 log-softmax, 10 bytes per token × vocabulary."
         ),
-        _context_note(run),
+        *runtime_notes,
+        *([_context_note(run)] if "cuda_context" in per_gpu else []),
         i18n.msg(
-            "Not included: allocator fragmentation (reserved > allocated), DDP gradient buckets and "
-            "communication buffers, and temporary copies during the optimizer step."
+            "Not included: fragmentation of the activations' memory beyond the allocator's rounding, DDP "
+            "gradient buckets and communication buffers, and temporary copies during the optimizer step."
         ),
     ]
     if split.gpus > 1:
@@ -889,6 +998,7 @@ def finetune_memory(
     offload: str | None = None,
     engine: str = "transformers",
     cuda_context_mib: float | None = None,
+    reading: str = "nvidia-smi",
 ) -> Memory:
     """GPU memory to fine-tune ``model`` with ``method`` full, lora or qlora.
 
@@ -902,10 +1012,11 @@ def finetune_memory(
 
     ``weights`` (the frozen base's format) defaults to bf16 for lora and nf4-dq for qlora; full
     fine-tuning trains 16-bit weights, so it takes none. ``recompute="full"`` is gradient
-    checkpointing.
+    checkpointing. ``reading``: which quantity (:data:`READINGS`; default what nvidia-smi shows).
     """
     m = lookup_model(model)
     method = checks.choice(method, "method", FINETUNE_METHODS)
+    reading = check_reading(reading)
     if method == "full":
         if weights is not None and check_weights(weights) not in ("bf16", "fp16"):
             raise ValueError(i18n.msg("weights={weights!r}: full fine-tuning trains 16-bit weights; leave weights=None",
@@ -913,7 +1024,7 @@ def finetune_memory(
         return training_memory(
             m, precision="bf16-mixed", optimizer=optimizer, batch=batch, context=context, gpus=gpus, zero=zero,
             recompute=recompute, flash_attention=flash_attention, offload=offload, engine=engine,
-            cuda_context_mib=cuda_context_mib,
+            cuda_context_mib=cuda_context_mib, reading=reading,
         )  # fmt: skip
     split = parallelism(gpus=gpus, zero=zero, offload=offload)
     optimizer = checks.choice(optimizer, "optimizer", OPTIMIZERS)
@@ -957,7 +1068,8 @@ def finetune_memory(
     notes.append(i18n.msg("Trainable adapter states: fp32 weights and gradients; {optimizer}.",
                           optimizer=i18n.msg(OPTIMIZERS[optimizer][1])))  # fmt: skip
     return _assemble("finetune", m, states, act + logits_bytes(m, context, batch), act, split, run, warns, notes,
-                     _activation_note(batch, context, flash_attention, recompute))  # fmt: skip
+                     _activation_note(batch, context, flash_attention, recompute), reading,
+                     _weight_rounding(m, base_fmt))  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from .architecture import param_count
 from .catalog import load_table, lookup_engine, model
 from .fit import SPEED_KINDS, parse_args
 from .gguf import gguf_file_bytes
-from .memory import finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
+from .memory import _NOT_IN, finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
 
 __all__ = ["RULES", "UNITS", "estimate", "validate"]
 
@@ -50,14 +50,22 @@ def _args(text: str | None) -> dict[str, Any]:
     return out
 
 
-def _pick(mem: Any, compares: str, scope: str) -> float:
+def _pick(mem: Any, compares: str, scope: str, decode: bool = True) -> float:
+    """The part of a memory estimate (computed as nvidia-smi shows it) that a row's ``compares`` names.
+
+    ``allocated`` / ``reserved``: what torch.cuda.max_memory_allocated / _reserved see; ``nvidia-smi``
+    and ``total`` (the source does not say: the kit's default reading): everything;
+    ``allocated+non-torch``: allocated plus what lies outside the allocator (the optimum benchmark's
+    "allocated peak + NVML peak - reserved peak"). ``decode`` False (a run that generates one token):
+    no decode step, so no second copy of a rebuilt cache (``kv_copy``).
+    """
     parts = mem.parts if scope == "all_gpus" else mem.per_gpu
+    if not decode:
+        parts = {k: v for k, v in parts.items() if k != "kv_copy"}
     if compares in ("weights", "kv_cache", "activations"):
         return float(parts[compares])
-    total = float(sum(parts.values()))
-    if compares == "torch":  # torch.cuda.max_memory_* do not see the CUDA context or graphs
-        total -= sum(parts.get(k, 0) for k in ("cuda_context", "cuda_graphs"))
-    return total
+    leave_out = {"allocated+non-torch": ("allocator_reserve",), **_NOT_IN}.get(compares, ())
+    return float(sum(v for k, v in parts.items() if k not in leave_out))
 
 
 def _value(row: dict[str, Any], key: str, default: Any = None) -> Any:
@@ -97,7 +105,7 @@ def estimate(row: dict[str, Any]) -> float:
                 gpu_weights = sum(s for t, s, _ in tensors if t.kind not in ("embedding", "position"))
                 if compares == "weights":
                     return float(gpu_weights)
-            return _pick(mem, compares, scope)
+            return _pick(mem, compares, scope, decode=args.get("output", 2) != 1)
         method = row.get("method") or "full"
         recompute = row.get("recompute") or "none"
         flash = args.get("flash_attention", True)
@@ -151,7 +159,7 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
     if kind == "file_size":
         bits = _nominal_bits(fmt)
         out["nominal bits"] = published * 1e9 * bits / 8 if bits else None
-    elif kind == "inference_memory" and compares in ("total", "torch"):
+    elif kind == "inference_memory" and compares not in ("weights", "kv_cache", "activations"):
         if fmt in ("fp16", "bf16"):
             out["2GB/B"] = 2e9 * published
         gguf = is_gguf(fmt)
