@@ -29,14 +29,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     rows, skipped = fit.speed_rows()
-    factors = fit.fit_factors(rows)
-    table = fit.engines_frame(factors, rows, dt.date.today().isoformat())
+    train = fit.fit_rows(rows)  # the held-out authors (data/holdout.csv) never reach a fit
+    factors = fit.fit_factors(train)
+    table = fit.engines_frame(factors, train, dt.date.today().isoformat())
     cols = ["engine", *fit.FACTORS]
     print(table[cols].to_string(index=False))
     report = fit.cross_validate(rows)
     print()
     print(fit.summary(report).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
-    print(f"\n{len(rows)} rows from {len({r.source for r in rows})} sources; {len(skipped)} speed rows skipped "
+    print(f"\n{len(train)} rows from {len({r.source for r in train})} authors fitted, "
+          f"{len(rows) - len(train)} rows of {len(fit.holdout())} authors held out; {len(skipped)} speed rows skipped "
           f"(reasons: python -c 'from hwguide import fit; print(fit.speed_rows()[1])'); "
           f"{time.perf_counter() - start:.1f} s")  # fmt: skip
     if not args.dry_run:
@@ -47,8 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}")
         # the out-of-sample report of these factors, read by hg.validate() and the notebooks (not computed there)
         report_path = hg.data_dir() / fit.CROSS_VALIDATION_FILE
-        fit.cross_validate(fit.speed_rows()[0]).to_csv(report_path, index=False, lineterminator="\n",
-                                                       float_format="%.6g")  # fmt: skip
+        report.to_csv(report_path, index=False, lineterminator="\n", float_format="%.6g")
         fit._committed.cache_clear()
         print(f"wrote {report_path}")
     return 0

@@ -328,23 +328,42 @@ def fit_factors(rows: Sequence[SpeedRow]) -> dict[str, dict[str, float]]:
     return {engine: _factors_of(result.x, pairs, engine) for engine in dict.fromkeys(fitted)}
 
 
-def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
-    """Each row predicted in sample (factors fitted on all rows) and out of sample (fitted without its source).
+@functools.cache
+def holdout() -> frozenset[str]:
+    """The authors (:func:`source_group`) kept out of every fit (data/holdout.csv): the kit's own unseen sources."""
+    from .catalog import data_dir
 
-    Returns id, kind, engine, source, measured, in_sample, out_of_sample (estimates) and the two
-    signed errors (estimate / measured − 1).
+    return frozenset(pd.read_csv(data_dir() / "holdout.csv")["group"])
+
+
+def fit_rows(rows: Sequence[SpeedRow]) -> list[SpeedRow]:
+    """``rows`` without the held-out authors (:func:`holdout`): what every fit sees."""
+    kept = holdout()
+    return [r for r in rows if r.source not in kept]
+
+
+def cross_validate(rows: Sequence[SpeedRow]) -> pd.DataFrame:
+    """Each row predicted in sample (factors fitted on all fitted rows) and out of sample.
+
+    Out of sample: a row of a fitted author is predicted with factors fitted without that author
+    (``split`` "cross-validation"); a row of a held-out author (:func:`holdout`) with the factors
+    fitted on every other author, which never see it (``split`` "holdout"). Returns id, kind, engine,
+    source, split, measured, in_sample, out_of_sample (estimates) and the two signed errors
+    (estimate / measured − 1).
     """
-    everything = fit_factors(rows)
+    train = fit_rows(rows)
+    everything = fit_factors(train)
     records = []
     for source in sorted({r.source for r in rows}):
         held = [r for r in rows if r.source == source]
-        rest = [r for r in rows if r.source != source]
-        fitted = fit_factors(rest) if rest else {"": {f: v[0] for f, v in FACTORS.items()}}
+        kept_out = source in holdout()
+        rest = [r for r in train if r.source != source]
+        fitted = everything if kept_out else fit_factors(rest) if rest else {"": {f: v[0] for f, v in FACTORS.items()}}
         for r in held:
             own = fitted.get(r.engine, fitted[""])
             records.append({
                 "id": r.id, "kind": r.kind, "engine": r.engine or "(other)", "source": r.source,
-                "measured": r.measured,
+                "split": "holdout" if kept_out else "cross-validation", "measured": r.measured,
                 "in_sample": predict(r, everything.get(r.engine, everything[""])),
                 "out_of_sample": predict(r, own),
             })  # fmt: skip
@@ -372,11 +391,13 @@ def _committed(name: str) -> pd.DataFrame:
 
 
 def summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Median absolute error per kind, in and out of sample, with the row and source counts."""
+    """Median absolute error per kind and split (cross-validation, holdout), in and out of sample, with counts."""
     out = []
-    for kind, part in frame.groupby("kind"):
+    if "split" not in frame:
+        frame = frame.assign(split="cross-validation")
+    for (kind, split), part in frame.groupby(["kind", "split"]):
         out.append({
-            "kind": kind, "rows": len(part), "sources": part["source"].nunique(),
+            "kind": kind, "split": split, "rows": len(part), "sources": part["source"].nunique(),
             "engines": part["engine"].nunique(),
             "in_sample_median": part["in_sample_err"].abs().median(),
             "out_of_sample_median": part["out_of_sample_err"].abs().median(),

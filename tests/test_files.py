@@ -43,6 +43,7 @@ DEEPSEEK = {
 }
 QWEN_MOE = {**LLAMA, "model_type": "qwen2_moe", "num_experts": 60, "num_experts_per_tok": 4, "mlp_only_layers": []}
 
+
 def _refused(config, *fragments, **keywords):
     """from_hf_config(config) raises ValueError without hanging, its message holding every fragment."""
     with pytest.raises(ValueError) as caught:
