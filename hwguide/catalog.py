@@ -51,6 +51,7 @@ __all__ = [
     "electricity_tariffs",
     "gpu",
     "gpus",
+    "harnesses",
     "interconnects",
     "load_table",
     "lookup_engine",
@@ -282,6 +283,16 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "current": Col("bool", required=True),
         "why_not": Col(),
         "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "harnesses": {
+        "engine": REQ,
+        "harness": REQ,
+        "default": Col("bool", required=True),
+        "token_us": Col("float", required=True, nonnegative=True),
+        "layer_us": Col("float", required=True, nonnegative=True),
+        "source": REQ,
         "checked": DATE,
         "notes": Col(),
     },
@@ -768,6 +779,17 @@ def _check_rows(kind: str, frame: pd.DataFrame, label: str, lines: list[int]) ->
             if isinstance(family, str) and family and family not in names - {name}:
                 raise DataError(i18n.msg("{file}, row {line}, column 'family': {family!r} is not another engine of "
                                          "the table", file=label, line=line, family=family))  # fmt: skip
+    if kind == "harnesses":
+        names = set(_table("engines")["engine"])
+        for line, name in zip(lines, frame["engine"]):
+            if name not in names:
+                raise DataError(i18n.msg("{file}, row {line}, column 'engine': {name!r} is not a row of engines.csv",
+                                         file=label, line=line, name=name))  # fmt: skip
+        defaults = frame[frame["default"]].groupby("engine").size()
+        for name in sorted(set(frame["engine"])):
+            if defaults.get(name, 0) != 1:
+                raise DataError(i18n.msg("{file}: engine {name!r} needs exactly one default harness", file=label,
+                                         name=name))  # fmt: skip
     if kind in ("platforms", "scenarios"):
         column = "cpu" if kind == "platforms" else "cpu_ref"
         known = set(_table("cpus")["name"])
@@ -1030,6 +1052,12 @@ def runs_natively(card: str | GPU, weights: str) -> dict[str, Any]:
         return {"native": None, "note": i18n.msg("data/support.csv does not say for {platform}", platform=g.support)}
     return {"native": str(said).lower().startswith("yes"),
             "note": i18n.msg("{platform}: {column} {said}", platform=g.support, column=column, said=said)}  # fmt: skip
+
+
+def harnesses() -> pd.DataFrame:
+    """How an engine is called (data/harnesses.csv): each harness's added time per token (µs) and per layer
+    (µs, e.g. eager mode without CUDA graphs) on top of the engine's fitted factors, and the default one."""
+    return _table("harnesses").copy()
 
 
 def interconnects() -> pd.DataFrame:

@@ -34,6 +34,7 @@ from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_mode
 from .memory import check_weights, cpu_moe_layers
 from .speed import (
     SPEED_FACTORS,
+    harness_for,
     link_for,
     prefill_cost,
     prefill_time,
@@ -144,6 +145,7 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
     common = dict(id=r["id"], kind=r["kind"], engine=engine, source=source_group(r["source"]), measured=measured)
     weights = check_weights(r.get("weights") or "fp16") if r["kind"] not in TRAINING_KINDS else "bf16"
     kv = r.get("kv_dtype") or "fp16"
+    run = harness_for(eng, args.get("harness"))  # how the source called the engine (data/harnesses.csv)
     if r["kind"] == "decode_tps":
         if "input" in args and "output" in args:
             context = int(args["input"]) + int(args["output"]) // 2
@@ -152,7 +154,7 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
         cpu_layers = cpu_moe_layers(m, args.get("cpu_moe", 0))
         ram = float(args["ram_gbs"]) if "ram_gbs" in args else None
         cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv,
-                         cpu_layers=cpu_layers, ram_gbs=ram)  # fmt: skip
+                         cpu_layers=cpu_layers, ram_gbs=ram, harness=run)  # fmt: skip
         return SpeedRow(**common, decode=cost, batch=batch)
     if r["kind"] == "prefill_tps":
         context = int(r.get("context") or args.get("input") or 512)
@@ -164,7 +166,7 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
         pre = prefill_cost(m, g, eng, weights=weights, batch=batch, context=prompt, gpus=gpus, link=link,
                            stages=stages)  # fmt: skip
         step = step_cost(m, g, eng, weights=weights, batch=batch, context=prompt + output // 2, gpus=gpus,
-                          link=link, kv=kv)  # fmt: skip
+                          link=link, kv=kv, harness=run)  # fmt: skip
         counted = (prompt + output) / output if args.get("counts") == "total" else 1.0
         if args.get("per_gpu_throughput") == "true":
             common["measured"] = measured * max(int(r.get("gpu_count") or 1), 1)

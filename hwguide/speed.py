@@ -315,8 +315,12 @@ def _weights_read_cached(m: Model, weights: str, batch: int, cpu_layers: int, gp
 def step_cost(
     m: Model, g: GPU, eng: Engine, *, weights: str, batch: int, context: int, gpus: int, link: str | None, kv: str,
     cpu_layers: int = 0, ram_gbs: float | None = None, unknown_peak: bool = False, gpu_layers: int | None = None,
+    harness: Mapping[str, Any] | None = None,
 ) -> dict[str, float]:  # fmt: skip
     """What one decode step of ``batch`` sequences at ``context`` tokens costs, before engine factors.
+
+    ``harness`` (a row of data/harnesses.csv, :func:`harness_for`) adds how the engine is called: its
+    time per token and per layer (``harness_us``, µs per step).
 
     Bytes read by class (per GPU), KV-cache bytes, FLOPs, the peak they run at, the bandwidth,
     the layer and expert counts that fixed per-kernel overheads scale with, and the tensor-parallel
@@ -347,6 +351,8 @@ def step_cost(
     per_layer = {"all": float(m.experts), "routed": _experts_touched(m, batch), "fused": 0.0}[eng.expert_loop]
     cost["experts"] = float(m.moe_layers) * per_layer
     cost.update(_allreduces(m, batch * m.hidden_size * 2, gpus, link))
+    h = harness or {}
+    cost["harness_us"] = float(h.get("token_us", 0.0)) + m.layers * float(h.get("layer_us", 0.0))
     return cost
 
 
@@ -404,7 +410,8 @@ def step_parts(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> dict[str,
         + cost["w_8-bit"] / (bw * factors["bw_8bit"])
         + cost["w_low-bit"] / (bw * factors["bw_lowbit"])
     )
-    overhead = factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
+    overhead = (factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
+                + cost.get("harness_us", 0.0))  # fmt: skip
     return {
         "memory": memory,
         "compute": _compute_seconds(cost, factors, "decode_mfu"),
@@ -488,6 +495,27 @@ def engine_factors(eng: Engine) -> dict[str, float]:
     return factors
 
 
+@functools.cache
+def _harness_rows() -> dict[str, list[dict[str, Any]]]:
+    from .catalog import harnesses
+
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for r in harnesses().to_dict("records"):
+        rows.setdefault(str(r["engine"]), []).append(r)
+    return rows
+
+
+def harness_for(eng: Engine, harness: object = None) -> dict[str, Any]:
+    """How ``eng`` is called (data/harnesses.csv): ``harness`` by name, or the engine's default (what its users
+    most likely run). An engine with no harness rows has no added times (``harness`` "" then)."""
+    rows = _harness_rows().get(eng.name, [])
+    if harness is None:
+        chosen = [r for r in rows if r["default"]]
+        return chosen[0] if chosen else {"harness": "", "token_us": 0.0, "layer_us": 0.0}
+    name = checks.choice(harness, "harness", [str(r["harness"]) for r in rows] or ["(none for this engine)"])
+    return next(r for r in rows if r["harness"] == name)
+
+
 def inference_engines() -> list[str]:
     """Engines with fitted inference speed factors."""
     from .catalog import engines
@@ -530,6 +558,7 @@ def decode_tokens_per_s(
     cpu_moe: int | str = 0,
     ram_gbs: float | None = None,
     gpu_layers: int | None = None,
+    harness: str | None = None,
 ) -> float:
     """Aggregate decode speed of ``batch`` sequences, in tokens/s (per user: divide by ``batch``).
 
@@ -545,11 +574,13 @@ def decode_tokens_per_s(
     ``--cpu-moe``, KTransformers). ``gpu_layers`` keeps only that many layers on the GPU (llama.cpp
     ``-ngl``): the other layers' weights and KV cache are read from CPU memory at ``ram_gbs``, after
     the GPU's part. This assumes the workload fits: :func:`inference_speed` checks the memory first
-    and says so when it does not.
+    and says so when it does not. ``harness`` says how the engine is called (data/harnesses.csv:
+    llama.cpp's llama-server, llama-bench or llama-cpp-python, vLLM's server or eager mode, AutoAWQ's
+    generate() or its benchmark loop …); None is the engine's default, what its users most likely run.
     """
     parts = decode_breakdown(model, card, weights=weights, batch=batch, context=context, gpus=gpus, engine=engine,
                              interconnect=interconnect, kv=kv, cpu_moe=cpu_moe, ram_gbs=ram_gbs,
-                             gpu_layers=gpu_layers)  # fmt: skip
+                             gpu_layers=gpu_layers, harness=harness)  # fmt: skip
     return parts["tokens_per_s"]
 
 
@@ -581,6 +612,7 @@ def decode_breakdown(
     cpu_moe: int | str = 0,
     ram_gbs: float | None = None,
     gpu_layers: int | None = None,
+    harness: str | None = None,
 ) -> dict[str, Any]:
     """:func:`decode_tokens_per_s` with its working: the parts of one step in seconds and sentences.
 
@@ -608,9 +640,10 @@ def decode_breakdown(
             )
     if ram_gbs is not None:
         ram_gbs = checks.number(ram_gbs, "ram_gbs", open_low=True, high=100_000, unit="GB/s")
+    run = harness_for(eng, harness)
     cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=tp, link=link, kv=kv,
                      cpu_layers=cpu_layers, ram_gbs=ram_gbs, unknown_peak=batch <= FEW_SEQUENCES,
-                     gpu_layers=gpu_layers)  # fmt: skip
+                     gpu_layers=gpu_layers, harness=run)  # fmt: skip
     f = engine_factors(eng)
     step = float(step_seconds(cost, f))
     memory, compute, overhead, comm, cpu = (float(v) for v in step_parts(cost, f).values())
@@ -629,11 +662,13 @@ def decode_breakdown(
         i18n.msg("Compute: left out, {gflop:.1f} GFLOP per step: the catalog has no Tensor rate for {card}, so the "
                  "estimate assumes memory bandwidth bounds the step, as it does for a few sequences; with many "
                  "sequences it is too fast.", gflop=cost["flops"] / 1e9, card=g.name),
-        i18n.msg("Fixed times: {step_us:.0f} µs per step + {layers:.0f} layers × {layer_us:.1f} µs{experts} = "
-                 "{ms:.2f} ms ({engine}'s fitted factors, data/engines.csv).", step_us=f["step_us"],
+        i18n.msg("Fixed times: {step_us:.0f} µs per step + {layers:.0f} layers × {layer_us:.1f} µs{experts}{harness} "
+                 "= {ms:.2f} ms ({engine}'s fitted factors, data/engines.csv).", step_us=f["step_us"],
                  layers=cost["layers"], layer_us=f["layer_us"], ms=overhead * ms, engine=eng.name,
                  experts=i18n.msg(" + {calls:.0f} expert calls × {expert_us:.1f} µs", calls=cost["experts"],
-                                  expert_us=f["expert_us"]) if cost["experts"] else ""),
+                                  expert_us=f["expert_us"]) if cost["experts"] else "",
+                 harness=i18n.msg(" + {us:,.0f} µs for how it is called ({harness}, data/harnesses.csv)",
+                                  us=cost["harness_us"], harness=run["harness"]) if cost["harness_us"] else ""),
     ]  # fmt: skip
     if comm:
         working.append(i18n.msg("Tensor-parallel all-reduces: {count:.0f} per step over {link} = {ms:.2f} ms.",
