@@ -508,7 +508,7 @@ def _harness_rows() -> dict[str, list[dict[str, Any]]]:
 def harness_for(eng: Engine, harness: object = None) -> dict[str, Any]:
     """How ``eng`` is called (data/harnesses.csv): ``harness`` by name, or the engine's default (what its users
     most likely run). An engine with no harness rows has no added times (``harness`` "" then)."""
-    rows = _harness_rows().get(eng.name, [])
+    rows = _harness_rows().get(eng.name) or _harness_rows().get(eng.family or "", [])  # a version family's
     if harness is None:
         chosen = [r for r in rows if r["default"]]
         return chosen[0] if chosen else {"harness": "", "token_us": 0.0, "layer_us": 0.0}
