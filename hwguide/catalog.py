@@ -53,6 +53,7 @@ __all__ = [
     "gpus",
     "harnesses",
     "interconnects",
+    "kernels",
     "load_table",
     "lookup_engine",
     "lookup_gpu",
@@ -283,6 +284,13 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "current": Col("bool", required=True),
         "why_not": Col(),
         "sources": REQ,
+        "checked": DATE,
+        "notes": Col(),
+    },
+    "kernels": {
+        "weights": REQ,
+        "linear_us": Col("float", required=True, nonnegative=True),
+        "source": REQ,
         "checked": DATE,
         "notes": Col(),
     },
@@ -1058,6 +1066,12 @@ def harnesses() -> pd.DataFrame:
     """How an engine is called (data/harnesses.csv): each harness's added time per token (µs) and per layer
     (µs, e.g. eager mode without CUDA graphs) on top of the engine's fitted factors, and the default one."""
     return _table("harnesses").copy()
+
+
+def kernels() -> pd.DataFrame:
+    """Weight formats whose kernels cost time per linear layer beyond reading the weights (data/kernels.csv,
+    µs per linear layer and decode step: bitsandbytes LLM.int8's decomposition, NF4's dequantising kernel)."""
+    return _table("kernels").copy()
 
 
 def interconnects() -> pd.DataFrame:

@@ -33,6 +33,7 @@ import pandas as pd
 from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_model
 from .memory import check_weights, cpu_moe_layers
 from .speed import (
+    FEW_SEQUENCES,
     SPEED_FACTORS,
     harness_for,
     link_for,
@@ -154,7 +155,8 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
         cpu_layers = cpu_moe_layers(m, args.get("cpu_moe", 0))
         ram = float(args["ram_gbs"]) if "ram_gbs" in args else None
         cost = step_cost(m, g, eng, weights=weights, batch=batch, context=context, gpus=gpus, link=link, kv=kv,
-                         cpu_layers=cpu_layers, ram_gbs=ram, harness=run)  # fmt: skip
+                         cpu_layers=cpu_layers, ram_gbs=ram, harness=run,
+                         unknown_peak=batch <= FEW_SEQUENCES)  # as decode_tokens_per_s: bandwidth-bound  # fmt: skip
         return SpeedRow(**common, decode=cost, batch=batch)
     if r["kind"] == "prefill_tps":
         context = int(r.get("context") or args.get("input") or 512)

@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 
 from . import checks, i18n
-from .architecture import Model, param_count, tensors
+from .architecture import LINEAR_KINDS, Model, param_count, tensors
 from .catalog import GPU, Engine, closest_model, interconnects, lookup_engine, lookup_gpu, lookup_model
 from .memory import (
     KV_DTYPES,
@@ -353,7 +353,22 @@ def step_cost(
     cost.update(_allreduces(m, batch * m.hidden_size * 2, gpus, link))
     h = harness or {}
     cost["harness_us"] = float(h.get("token_us", 0.0)) + m.layers * float(h.get("layer_us", 0.0))
+    cost["kernel_us"] = _linear_layers(m) * _kernel_us().get(weights, 0.0)  # data/kernels.csv
     return cost
+
+
+@functools.cache
+def _kernel_us() -> dict[str, float]:
+    from .catalog import kernels
+
+    return {str(w): float(us) for w, us in zip(kernels()["weights"], kernels()["linear_us"])}
+
+
+@functools.lru_cache(maxsize=256)  # a pure function of a frozen Model
+def _linear_layers(m: Model) -> float:
+    """Linear layers one token passes through in one decode step (a routed expert counts once per use)."""
+    return float(sum(t.active if t.kind.startswith("expert_") else t.count for t in tensors(m)
+                     if t.kind in LINEAR_KINDS))  # fmt: skip
 
 
 def _quantised_share(read: Mapping[str, float]) -> float:
@@ -411,7 +426,7 @@ def step_parts(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> dict[str,
         + cost["w_low-bit"] / (bw * factors["bw_lowbit"])
     )
     overhead = (factors["step_us"] + cost["layers"] * factors["layer_us"] + cost["experts"] * factors["expert_us"]
-                + cost.get("harness_us", 0.0))  # fmt: skip
+                + cost.get("harness_us", 0.0) + cost.get("kernel_us", 0.0))  # fmt: skip
     return {
         "memory": memory,
         "compute": _compute_seconds(cost, factors, "decode_mfu"),
@@ -670,6 +685,10 @@ def decode_breakdown(
                  harness=i18n.msg(" + {us:,.0f} µs for how it is called ({harness}, data/harnesses.csv)",
                                   us=cost["harness_us"], harness=run["harness"]) if cost["harness_us"] else ""),
     ]  # fmt: skip
+    if cost["kernel_us"]:
+        working.append(i18n.msg("Of those, the {weights} kernels: {linears:.0f} linear layers × {us:.0f} µs = {ms:.2f} ms "
+                                "(data/kernels.csv).", weights=weights, linears=_linear_layers(m),
+                                us=_kernel_us()[weights], ms=cost["kernel_us"] / 1000))  # fmt: skip
     if comm:
         working.append(i18n.msg("Tensor-parallel all-reduces: {count:.0f} per step over {link} = {ms:.2f} ms.",
                                 count=cost["allreduces"], link=link, ms=comm * ms))  # fmt: skip

@@ -44,3 +44,16 @@ def test_every_engine_with_harnesses_has_one_default():
     table = hg.harnesses()
     assert (table[table["default"]].groupby("engine").size() == 1).all()
     assert set(table["engine"]) <= set(hg.engines()["engine"])
+
+
+def test_bitsandbytes_kernels_cost_time_per_linear_layer():
+    # data/kernels.csv: LLM.int8() 636 us and NF4 43 us per linear layer and step (quanto's A10G table);
+    # Llama-2-7B has 7 linear layers in each of 32 blocks = 224
+    args = dict(engine="transformers")
+    fp16, int8 = _step_ms(weights="fp16", **args), _step_ms(weights="bnb-int8", **args)
+    parts = hg.speed.decode_breakdown("Llama-2-7B", "A100 SXM4 80GB", weights="bnb-int8", engine="transformers")
+    assert any("224 linear layers × 636 µs" in str(w) for w in parts["working"])
+    # int8 reads half the bytes of fp16 but pays 224 x 0.636 ms = 142.5 ms of kernels: about 5.5 tokens/s on an
+    # A100, where issue 28 quotes 5-7 tokens/s measured
+    assert 1000 / int8 == pytest.approx(5.5, abs=0.3) and int8 > fp16 + 140
+    assert hg.kernels().set_index("weights").loc["nf4", "linear_us"] == 43
