@@ -686,8 +686,8 @@ def decode_breakdown(
                                   us=cost["harness_us"], harness=run["harness"]) if cost["harness_us"] else ""),
     ]  # fmt: skip
     if cost["kernel_us"]:
-        working.append(i18n.msg("Of those, the {weights} kernels: {linears:.0f} linear layers × {us:.0f} µs = {ms:.2f} ms "
-                                "(data/kernels.csv).", weights=weights, linears=_linear_layers(m),
+        working.append(i18n.msg("Of those, the {weights} kernels: {linears:.0f} linear layers × {us:.0f} µs = "
+                                "{ms:.2f} ms (data/kernels.csv).", weights=weights, linears=_linear_layers(m),
                                 us=_kernel_us()[weights], ms=cost["kernel_us"] / 1000))  # fmt: skip
     if comm:
         working.append(i18n.msg("Tensor-parallel all-reduces: {count:.0f} per step over {link} = {ms:.2f} ms.",
