@@ -242,13 +242,16 @@ def _gib_note() -> str:
 
 # Where a MoE model's routed experts live: all on the GPU, or all in CPU memory (llama.cpp --cpu-moe)
 _EXPERTS = [(N_("on the GPU"), 0), (N_("in CPU memory (MoE)"), "all")]
+_READINGS = [(N_("as nvidia-smi shows it"), "nvidia-smi"), (N_("reserved by PyTorch"), "reserved"),
+             (N_("allocated tensors only"), "allocated")]  # fmt: skip
 
 
 def vram_report(*, model: str, weights: str, kv: str, batch: int, context: int, engine: str, card: str,
-                gpus: int = 1, cpu_moe: int | str = 0) -> tuple[HTML, ...]:  # fmt: skip
-    """Inference memory, part by part, whether it fits ``gpus`` × ``card``, and any CPU memory it takes."""
+                gpus: int = 1, cpu_moe: int | str = 0, reading: str = "nvidia-smi") -> tuple[HTML, ...]:  # fmt: skip
+    """Inference memory, part by part, whether it fits ``gpus`` × ``card``, and any CPU memory it takes;
+    ``reading``: what nvidia-smi shows (default), what PyTorch reserves, or what it allocates."""
     mem = inference_memory(model, weights=weights, kv=kv, batch=batch, context=context, engine=engine, gpus=gpus,
-                           cpu_moe=cpu_moe)  # fmt: skip
+                           cpu_moe=cpu_moe, reading=reading)  # fmt: skip
     out: tuple[Any, ...] = (_fit_line(mem, card, gpus), _memory_frame(mem))
     if mem.offloaded:
         ram = i18n.text("In CPU memory (RAM): {gib} GiB ({parts}).", gib=f"{mem.offloaded_gib:.1f}",
@@ -269,6 +272,7 @@ def vram_calculator(model: str = "Llama-3.1-8B", card: str = "RTX 4090") -> widg
         "card": _dropdown(i18n.text("GPU"), _gpu_names(), card),
         "gpus": _int(i18n.text("GPUs"), 1, 1, 64),
         "cpu_moe": _dropdown(i18n.text("Experts"), _EXPERTS, 0),
+        "reading": _dropdown(i18n.text("Memory"), _READINGS, "nvidia-smi"),
     }
     return _calculator(vram_report, controls, i18n.text("Inference memory (GiB)"), "vram")
 
