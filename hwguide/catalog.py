@@ -604,6 +604,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
 _FILES = {kind: f"{kind}.csv" for kind in SCHEMAS}
 _MAX_NUMBER = 1e15  # larger than any byte count, price or GPU-hour figure the tables hold: a typo
 _MAX_BYTES = 64 * 2**20  # a data table is a few hundred kB
+_FIRST_DATE = _dt.date(1990, 1, 1)  # no dated row of these tables is older: an earlier date is a typo
 
 
 def _convert(value: str, col: Col, where: str) -> Any:
@@ -616,6 +617,8 @@ def _convert(value: str, col: Col, where: str) -> Any:
     try:
         if col.kind == "str":
             out: Any = text
+        elif "_" in text and col.kind in ("int", "float"):  # Python reads "2_4" as 24; a table means a typo
+            raise ValueError
         elif col.kind == "int":
             number = float(text)
             if not number.is_integer():
@@ -636,6 +639,10 @@ def _convert(value: str, col: Col, where: str) -> Any:
     except ValueError:
         raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where, text=text,
                                  kind=col.kind)) from None  # fmt: skip
+    if col.kind == "date" and not _FIRST_DATE <= out <= _dt.date.today() + _dt.timedelta(days=31):
+        raise DataError(i18n.msg("{where}: {text!r} is not a plausible date (from {first} to a month after today, "
+                                 "{today})", where=where, text=text, first=_FIRST_DATE,
+                                 today=_dt.date.today()))  # fmt: skip
     if col.kind in ("int", "float") and abs(out) > _MAX_NUMBER:
         raise DataError(i18n.msg("{where}: {text!r} is beyond {top:g}; no figure in these tables is that large",
                                  where=where, text=text, top=_MAX_NUMBER))  # fmt: skip
@@ -1050,6 +1057,9 @@ def runs_natively(card: str | GPU, weights: str) -> dict[str, Any]:
     they save memory and bandwidth there, not compute.
     """
     g = lookup_gpu(card, "card")
+    if not isinstance(weights, str):
+        raise ValueError(i18n.msg("{name} must be the name of a weight format, such as {examples}, not {value!r}",
+                                  name="weights", examples="fp16, bf16, fp8, int8, Q4_K_M", value=weights))  # fmt: skip
     column = _NATIVE_COLUMN.get(weights if weights in _NATIVE_COLUMN else str(weights).lower())
     if column is None:
         note = i18n.msg("{weights} has no Tensor Core format of its own: weights are converted to 16-bit for the "
@@ -1087,7 +1097,7 @@ def cpus() -> pd.DataFrame:
 def cpu(name: str) -> dict[str, Any]:
     """One row of :func:`cpus` by exact name, as a dict; LookupError with close matches otherwise."""
     rows = _cpu_rows()
-    if name not in rows:
+    if not isinstance(name, str) or name not in rows:
         close = difflib.get_close_matches(str(name), list(rows), n=3, cutoff=0.4)
         if close:
             raise LookupError(i18n.msg("cpu={name!r} is not in data/cpus.csv; did you mean {close}? choose one of: "
@@ -1427,11 +1437,14 @@ def lookup_engine(value: str | Engine, argument: str = "engine") -> Engine:
     return records[checks.choice(value, argument, list(records))]
 
 
-@functools.cache
 def platform(name: str) -> dict[str, Any]:
     """One platform class (desktop, workstation, server) of data/platforms.csv, as a dict."""
+    return _platform(checks.choice(name, "platform", list(_table("platforms")["platform"])))
+
+
+@functools.cache
+def _platform(name: str) -> dict[str, Any]:
     table = _table("platforms")
-    name = checks.choice(name, "platform", list(table["platform"]))
     row = table[table["platform"] == name].iloc[0]
     return {k: _plain(v) for k, v in row.items()}
 

@@ -143,7 +143,7 @@ def choice(value: object, name: str, choices: Iterable[Any]) -> Any:
     for option in options:
         if isinstance(option, str) and isinstance(value, str) and value.strip().lower() == option.lower():
             return option
-        if not isinstance(option, str) and not isinstance(value, (str, bool)) and value == option:
+        if not isinstance(option, str) and not isinstance(value, (str, bool)) and _equal(value, option):
             return option
         if isinstance(option, bool) and value is option:
             return option
@@ -154,6 +154,14 @@ def choice(value: object, name: str, choices: Iterable[Any]) -> Any:
                                   value=value, choices=", ".join(shown), close=", ".join(close)))  # fmt: skip
     raise ValueError(i18n.msg("{name}={value!r} is not one of: {choices}.", name=name, value=value,
                               choices=", ".join(shown)))  # fmt: skip
+
+
+def _equal(value: object, option: object) -> bool:
+    """``value == option`` for anything a user may pass: pandas' NA, arrays and lists compare as unequal."""
+    try:
+        return bool(value == option)
+    except (TypeError, ValueError):  # NA's truth is ambiguous; an array's comparison is element-wise
+        return False
 
 
 def currency(value: object, name: str = "currency") -> str:

@@ -293,7 +293,7 @@ def answer(exercise_id: str, *, lang: str | None = None) -> Any:
 
 
 def _get(exercise_id: str) -> Exercise:
-    if exercise_id not in EXERCISES:
+    if not isinstance(exercise_id, str) or exercise_id not in EXERCISES:
         import difflib
 
         close = difflib.get_close_matches(str(exercise_id), list(EXERCISES), n=3)
