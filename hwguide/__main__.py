@@ -48,7 +48,11 @@ def _parser() -> argparse.ArgumentParser:
     app = sub.add_parser("app", help="serve the calculators to a classroom with Voilà (offline, preheated kernels)")
     app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
-    app.add_argument("--pool", type=int, default=8, help="kernels prepared before anyone asks (default: 8)")
+    app.add_argument("--students", type=int, default=None,
+                     help="prepare for this many students at once: one preheated kernel each and one in ten spare")
+    app.add_argument("--pool", type=int, default=None, help="kernels prepared before anyone asks (default: 8; "
+                     "--students sets it for you)")
+    app.add_argument("--check", action="store_true", help="say how many students this machine can serve, and stop")
     app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language: en or zh (default: en)")
     slides = sub.add_parser("slides", help="write a lesson as an offline slide deck (reveal.js inlined, one HTML file)")
     slides.add_argument("notebook", help="the lesson, e.g. notebooks/zh/03_inference_memory.ipynb")
@@ -109,14 +113,53 @@ def _run(argv: list[str] | None) -> int:
         for path in grade(args.answers, out=args.out, lang=args.lang):
             print(_kilobytes(path))
     elif args.command == "app":
-        import subprocess
-
-        from .course import ROOT, app_command
-
-        command, env = app_command(port=args.port, ip=args.ip, pool=args.pool, lang=args.lang)
-        print(i18n.msg("serving the calculators on {url} (Ctrl-C stops)", url=f"http://{args.ip}:{args.port}/"))
-        return subprocess.call(command, cwd=ROOT, env=env)
+        return _app(args)
     return 0
+
+
+def _app(args: argparse.Namespace) -> int:
+    """``app``: say what the class needs, serve it, and on Ctrl-C stop the server and every kernel it started."""
+    import os
+    import signal
+    import subprocess
+
+    from .course import ROOT, app_command, capacity
+
+    i18n.set_language(args.lang)
+    room = capacity(args.students)
+    if args.check:
+        print(i18n.msg("This machine: {memory:.1f} GiB of memory free and {cores} cores. It can serve the "
+                       "calculators to about {students} students at once (memory: {by_memory}; cores: {by_cores}). "
+                       "For {asked} students: {pool} preheated kernels, about {need:.1f} GiB of memory and {prepare:.0f} "
+                       "s to prepare.", memory=room["memory_gib"], cores=room["cores"], students=room["students"],
+                       by_memory=room["by_memory"], by_cores=room["by_cores"], asked=room["asked"], pool=room["pool"],
+                       need=room["memory_need_gib"], prepare=room["prepare_s"]))  # fmt: skip
+        return 0 if room["asked"] <= room["students"] else 3
+    command, env = app_command(port=args.port, ip=args.ip, pool=args.pool, students=args.students, lang=args.lang)
+    pool = int(env["HWGUIDE_STUDENTS"])
+    if pool:
+        need = capacity(max(pool * 10 // 11, 1))
+        print(i18n.msg("preparing {pool} kernels: about {need:.1f} GiB of memory ({free:.1f} GiB free) and about "
+                       "{prepare:.0f} s on {cores} cores; wait for the line 'hwguide: ready' before the class opens the "
+                       "page.", pool=pool, need=pool * need["memory_need_gib"] / need["pool"],
+                       free=need["memory_gib"], prepare=pool * need["prepare_s"] / need["pool"],
+                       cores=need["cores"]), flush=True)  # fmt: skip
+        if pool * need["memory_need_gib"] / need["pool"] > need["memory_gib"]:
+            print(i18n.msg("warning: that is more memory than this machine has free; python -m hwguide app --check "
+                           "says how many students it holds"), file=sys.stderr, flush=True)  # fmt: skip
+    print(i18n.msg("serving the calculators on {url} (Ctrl-C stops)", url=f"http://{args.ip}:{args.port}/"), flush=True)
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)  # its own group: Ctrl-C is ours
+    try:
+        return server.wait()
+    except KeyboardInterrupt:
+        os.killpg(server.pid, signal.SIGTERM)  # Voila stops and shuts its kernels down; then nothing is left
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        print(i18n.msg("stopped: the server and its kernels"), flush=True)
+        return 0
 
 
 def main(argv: list[str] | None = None) -> int:

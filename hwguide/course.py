@@ -245,6 +245,10 @@ def loading_words(lang: str | None = None) -> dict[str, str]:
         "running": i18n.text("Running ...", lang),
         "executing": i18n.text("Executing {cell} of {count}", lang, **where),
         "reading": i18n.text("Reading {cell} of {count}", lang, **where),
+        # the page's own check that no calculator is missing (the template fills {missing} and {count} in)
+        "missing": i18n.text("{missing} of {count} calculators did not load.", lang, missing="{missing}",
+                             count="{count}"),
+        "reload": i18n.text("Reload the page", lang),
     }
 
 
@@ -252,9 +256,54 @@ APP_NOTEBOOK = "notebooks/app/calculators.ipynb"
 ROOT = Path(__file__).resolve().parent.parent  # the repository: the course's notebooks sit next to the package
 
 
-def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_after: int = 120,
-                notebook: str | None = None, lang: str = "en") -> tuple[list[str], dict[str, str]]:  # fmt: skip
+# What one student costs the machine that serves the app (benchmarks/load.py measures them; 2026-12-02, a
+# 2-core machine): the memory of one kernel after it has run the calculators notebook (resident set, MiB),
+# the CPU seconds to start it and run the notebook, and the server's CPU seconds to send one page.
+KERNEL_MIB = 165.0
+KERNEL_CPU_S = 2.3
+PAGE_CPU_S = 0.15
+RESERVED_GIB = 1.5  # left to the system and the Voila server itself
+
+
+def students_pool(students: int) -> int:
+    """Kernels to preheat for ``students``: one each and one in ten spare (a student who reloads the page)."""
+    students = checks.whole(students, "students", high=1000)
+    return students + max(1, -(-students // 10))
+
+
+def capacity(students: int | None = None) -> dict[str, Any]:
+    """How many students this machine can serve the app to, from its free memory and its cores.
+
+    ``memory_gib`` (available now, /proc/meminfo's MemAvailable or psutil), ``cores`` (those this process
+    may use), ``by_memory`` (students whose kernels fit, :data:`KERNEL_MIB` each plus one spare in ten,
+    keeping :data:`RESERVED_GIB`), ``by_cores`` (students whose pages the cores serve within 20 s of each
+    other: 20 s × cores ÷ :data:`PAGE_CPU_S`), ``students`` (the smaller), and for ``students`` (default:
+    that many) the ``pool``, the ``memory_need_gib`` and the ``prepare_s`` (the pool's kernels started and
+    run on all cores) the app needs.
+    """
+    import os
+
+    import psutil
+
+    memory = psutil.virtual_memory().available / 2**30
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    by_memory = int(max(memory - RESERVED_GIB, 0) * 1024 / KERNEL_MIB / 1.1)
+    by_cores = int(20 * cores / PAGE_CPU_S)
+    fits = max(min(by_memory, by_cores), 0)
+    wanted = checks.whole(students, "students", high=1000) if students is not None else max(fits, 1)
+    pool = students_pool(wanted)
+    return {"memory_gib": memory, "cores": cores, "by_memory": by_memory, "by_cores": by_cores, "students": fits,
+            "asked": wanted, "pool": pool, "memory_need_gib": pool * KERNEL_MIB / 1024,
+            "prepare_s": pool * KERNEL_CPU_S / cores}  # fmt: skip
+
+
+def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int | None = None, students: int | None = None,
+                cull_after: int = 120, notebook: str | None = None,
+                lang: str = "en") -> tuple[list[str], dict[str, str]]:  # fmt: skip
     """The command and environment that serve the calculators app to a classroom with Voilà.
+
+    ``students`` sizes the pool of preheated kernels for a class (:func:`students_pool`); ``pool`` sets it
+    directly (default 8 when neither is given); 0 serves without preheating.
 
     ``lang="zh"`` serves the Chinese page (``notebooks/zh/app/calculators.ipynb``, which calls
     ``hg.setup(lang="zh")``); ``notebook`` another page of the repository.
@@ -280,18 +329,24 @@ def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int = 8, cull_
         raise ValueError(i18n.msg("notebook={notebook!r} is not in {root}: run the app from a clone of the course "
                                   "repository", notebook=notebook, root=str(ROOT)))  # fmt: skip
     port = checks.whole(port, "port", low=1, high=65535)
-    pool = checks.whole(pool, "pool", low=0, high=256)
+    if students is not None:
+        pool = students_pool(students)
+    pool = checks.whole(8 if pool is None else pool, "pool", low=0, high=1100)
     cull_after = checks.whole(cull_after, "cull_after", low=10, high=86_400)
     env = dict(os.environ)
     templates = str(Path(__file__).resolve().parent / "jupyter")
     env["JUPYTER_PATH"] = os.pathsep.join(p for p in (templates, env.get("JUPYTER_PATH", "")) if p)
+    env["HWGUIDE_STUDENTS"], env["HWGUIDE_LANG"] = str(pool), lang  # hwguide.voila_app says when they are ready
     command = [
-        sys.executable, "-m", "voila", notebook, "--no-browser", f"--port={port}", f"--Voila.ip={ip}",
+        sys.executable, "-m", "hwguide.voila_app", notebook, "--no-browser", f"--port={port}", f"--Voila.ip={ip}",
         "--template=hwguide", "--show_tracebacks=False",
+        # wait for a busy kernel's outputs instead of dropping them after nbclient's 4 s (a page with
+        # calculators missing and nothing saying so, issue 29)
+        "--VoilaExecutor.iopub_timeout=120", "--VoilaExecutor.raise_on_iopub_timeout=True",
         f"--MappingKernelManager.cull_idle_timeout={cull_after}", "--MappingKernelManager.cull_interval=15",
         "--MappingKernelManager.cull_connected=False",
     ]  # fmt: skip
-    if lang != "en":  # English keeps Voila's own words
+    if lang != "en":  # English keeps Voila's own words (and the template's own English for a missing calculator)
         command.append("--VoilaConfiguration.resources=" + json.dumps({"hwguide_loading": loading_words(lang)}))
     if pool:  # refill the pool a while after a kernel is taken, not during the rush of a class arriving
         command += ["--preheat_kernel=True", f"--pool_size={pool}", "--VoilaKernelManager.fill_delay=45"]
