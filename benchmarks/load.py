@@ -101,8 +101,12 @@ async def _student(port: int, ready_at: float, expected: int, change_at: asyncio
     html = page.body.decode("utf-8", "replace")
     outputs = re.findall(r'<script type="application/vnd.voila.cell-output\+json">(.*?)</script>', html, flags=re.S)
     views = [json.loads(o)["data"][VIEW] for o in outputs if VIEW in json.loads(o).get("data", {})]
-    out.update(views=len(views), complete=len(views) >= expected, page_s=time.monotonic() - start,
-               after_ready_s=time.monotonic() - ready_at)
+    out.update(
+        views=len(views),
+        complete=len(views) >= expected,
+        page_s=time.monotonic() - start,
+        after_ready_s=time.monotonic() - ready_at,
+    )
     kernel = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', html)
     if not kernel or not views:
         out["error"] = "no kernel id or no widget in the page"

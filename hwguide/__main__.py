@@ -48,10 +48,18 @@ def _parser() -> argparse.ArgumentParser:
     app = sub.add_parser("app", help="serve the calculators to a classroom with Voilà (offline, preheated kernels)")
     app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")
-    app.add_argument("--students", type=int, default=None,
-                     help="prepare for this many students at once: one preheated kernel each and one in ten spare")
-    app.add_argument("--pool", type=int, default=None, help="kernels prepared before anyone asks (default: 8; "
-                     "--students sets it for you)")
+    app.add_argument(
+        "--students",
+        type=int,
+        default=None,
+        help="prepare for this many students at once: one preheated kernel each and one in ten spare",
+    )
+    app.add_argument(
+        "--pool",
+        type=int,
+        default=None,
+        help="kernels prepared before anyone asks (default: 8; --students sets it for you)",
+    )
     app.add_argument("--check", action="store_true", help="say how many students this machine can serve, and stop")
     app.add_argument("--lang", default="en", choices=["en", "zh"], help="the app's language: en or zh (default: en)")
     slides = sub.add_parser("slides", help="write a lesson as an offline slide deck (reveal.js inlined, one HTML file)")
@@ -130,8 +138,9 @@ def _app(args: argparse.Namespace) -> int:
     if args.check:
         print(i18n.msg("This machine: {memory:.1f} GiB of memory free and {cores} cores. It can serve the "
                        "calculators to about {students} students at once (memory: {by_memory}; cores: {by_cores}). "
-                       "For {asked} students: {pool} preheated kernels, about {need:.1f} GiB of memory and {prepare:.0f} "
-                       "s to prepare.", memory=room["memory_gib"], cores=room["cores"], students=room["students"],
+                       "For {asked} students: {pool} preheated kernels, about {need:.1f} GiB of memory and "
+                       "{prepare:.0f} s to prepare.", memory=room["memory_gib"], cores=room["cores"],
+                       students=room["students"],
                        by_memory=room["by_memory"], by_cores=room["by_cores"], asked=room["asked"], pool=room["pool"],
                        need=room["memory_need_gib"], prepare=room["prepare_s"]))  # fmt: skip
         return 0 if room["asked"] <= room["students"] else 3
@@ -140,8 +149,8 @@ def _app(args: argparse.Namespace) -> int:
     if pool:
         need = capacity(max(pool * 10 // 11, 1))
         print(i18n.msg("preparing {pool} kernels: about {need:.1f} GiB of memory ({free:.1f} GiB free) and about "
-                       "{prepare:.0f} s on {cores} cores; wait for the line 'hwguide: ready' before the class opens the "
-                       "page.", pool=pool, need=pool * need["memory_need_gib"] / need["pool"],
+                       "{prepare:.0f} s on {cores} cores; wait for the line 'hwguide: ready' before the class opens "
+                       "the page.", pool=pool, need=pool * need["memory_need_gib"] / need["pool"],
                        free=need["memory_gib"], prepare=pool * need["prepare_s"] / need["pool"],
                        cores=need["cores"]), flush=True)  # fmt: skip
         if pool * need["memory_need_gib"] / need["pool"] > need["memory_gib"]:

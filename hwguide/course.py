@@ -246,8 +246,9 @@ def loading_words(lang: str | None = None) -> dict[str, str]:
         "executing": i18n.text("Executing {cell} of {count}", lang, **where),
         "reading": i18n.text("Reading {cell} of {count}", lang, **where),
         # the page's own check that no calculator is missing (the template fills {missing} and {count} in)
-        "missing": i18n.text("{missing} of {count} calculators did not load.", lang, missing="{missing}",
-                             count="{count}"),
+        "missing": i18n.text(
+            "{missing} of {count} calculators did not load.", lang, missing="{missing}", count="{count}"
+        ),
         "reload": i18n.text("Reload the page", lang),
     }
 
