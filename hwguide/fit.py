@@ -76,7 +76,7 @@ FACTORS: dict[str, tuple[float, float, float, float, float]] = {
 }
 INFERENCE_FACTORS = SPEED_FACTORS
 TRAINING_FACTORS = ("train_util", "train_util_fp8", "train_act_bytes", "train_moe_eff", "train_attn_util",
-                    "train_comm_exposed", "train_layer_us")
+                    "train_comm_exposed", "train_layer_us")  # fmt: skip
 
 
 # GitHub organisations that publish as one author: one team's harnesses and habits (the same benchmark script,
@@ -180,7 +180,8 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
     recompute = r.get("recompute") or "none"
     cost = training_cost(m, g, precision, context, recompute, **training_layout(r, args))
     tokens = float(args.get("tokens") or 1.0)
-    counted = float(r.get("gpu_count") or 1) if r.get("scope") == "all_gpus" and r["kind"] != "training_gpu_hours" else 1.0
+    total = r.get("scope") == "all_gpus" and r["kind"] != "training_gpu_hours"  # the row adds up its GPUs
+    counted = float(r.get("gpu_count") or 1) if total else 1.0
     return SpeedRow(**common, train=cost, tokens=tokens, precision=precision, gpus_counted=counted)
 
 
@@ -288,8 +289,8 @@ def _factors_of(x: np.ndarray, pairs: Sequence[tuple[str, str]], engine: str) ->
 
 
 TRAIN_KEYS = ("hardware_flops", "expert_flops", "attention_flops", "peak", "peak16", "bandwidth", "traffic", "shards",
-              "pp_cp", "bubble", "step_tokens", "tp_comm_s", "ep_comm_s", "dp_comm_s", "overlap_share", "optimizer_bytes",
-              "dequant_bytes", "step_layers")  # fmt: skip
+              "pp_cp", "bubble", "step_tokens", "tp_comm_s", "ep_comm_s", "dp_comm_s", "overlap_share",
+              "optimizer_bytes", "dequant_bytes", "step_layers")  # fmt: skip
 
 
 class _Batch:

@@ -904,8 +904,8 @@ def training_token_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) 
     1 / ``train_moe_eff``: token dispatch and grouped matrix multiplies) + attention FLOPs / (16-bit
     peak × ``train_attn_util``) + traffic × ``train_act_bytes`` / bandwidth (the memory-bound
     element-wise work: norms, activations, softmax; why a high-ridge card and a small model reach
-    a lower MFU). A replica's step: its tokens × (compute / shards + tensor-parallel communication
-    / (pp × cp)) × the pipeline bubble; + the data-parallel communication it cannot hide: all of
+    a lower MFU). A replica's step: its tokens × (compute / shards + tensor- and expert-parallel
+    communication / (pp × cp)) × the pipeline bubble; + the data-parallel communication it cannot hide: all of
     what exceeds the compute it overlaps with (the roofline max of the JAX scaling book) and a
     fitted share ``train_comm_exposed`` of the rest; + the optimizer's and QLoRA's dequantisation
     traffic at the card's bandwidth; + ``train_layer_us`` per layer and micro-batch (kernel launches,
@@ -1097,7 +1097,8 @@ def training_time(
             cost = training_cost(stand_in, g, precision, context, recompute, **layout.cost_args())
             scale = n / (param_count(stand_in, active=True) - stand_in.vocab_size * stand_in.hidden_size)
             cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0,
-                    "dp_comm_s": cost["dp_comm_s"] * scale, "optimizer_bytes": cost["optimizer_bytes"] * scale}  # fmt: skip
+                    "dp_comm_s": cost["dp_comm_s"] * scale,
+                    "optimizer_bytes": cost["optimizer_bytes"] * scale}  # fmt: skip
             label = i18n.msg(
                 "{params:.2f}B parameters (shaped like {model}, the closest dense catalog model)",
                 params=n / 1e9,
@@ -1157,12 +1158,12 @@ def training_efficiency(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> 
 def _layout_message(layout: TrainingLayout, context: int, cost: Mapping[str, Any],
                     factors: Mapping[str, Any]) -> i18n.Message:  # fmt: skip
     return i18n.msg(
-        "Layout: {gpus} GPUs = {dp} data-parallel × TP {tp} × PP {pp} × CP {cp}, {batch} × {context}-token "
+        "Layout: {gpus} GPUs = {dp} data-parallel × TP {tp} × PP {pp} × CP {cp}, {batch} × {tokens}-token "
         "sequences per micro-batch, {micro:,.0f} micro-batches per step ({step:,.3g} tokens per step); pipeline "
         "bubble {bubble:.1%}, {efficiency:.0%} of each step spent computing (the rest: communication the "
         "compute cannot hide, the optimizer, fixed overheads).",
         gpus=layout.gpus, dp=layout.dp, tp=layout.tp, pp=layout.pp, cp=layout.cp, batch=layout.batch,
-        context=context, micro=layout.micro_batches, step=layout.global_batch * context,
+        tokens=context, micro=layout.micro_batches, step=layout.global_batch * context,
         bubble=1 - 1 / float(cost["bubble"]), efficiency=training_efficiency(cost, factors),
     )  # fmt: skip
 
