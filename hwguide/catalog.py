@@ -292,6 +292,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "total_gbs": Col("float", required=True, positive=True),
         "links": POS_INT,
         "used_by": Col(),
+        "domain_gpus": POS_INT,
         "sources": REQ,
         "checked": DATE,
         "notes": Col(),

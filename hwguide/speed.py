@@ -795,6 +795,19 @@ def _link_bandwidth(link: str) -> float:
     return float(_links()[link]["per_direction_gbs"]) * 1e9
 
 
+def _group_link(g: GPU, gpus: int) -> str:
+    """The link a group of ``gpus`` GPUs of ``g`` talks over: the server's NVLink or PCIe
+    (:func:`default_link`) up to :data:`GPUS_PER_SERVER`, an NVSwitch domain as large as its
+    ``domain_gpus`` (interconnects.csv: a GB200 NVL72 rack joins 72), else the network."""
+    if gpus <= GPUS_PER_SERVER:
+        return default_link(g, gpus=gpus)
+    for name, row in _links().items():
+        domain = row.get("domain_gpus")
+        if domain == domain and domain and gpus <= int(domain) and g.name in str(row["used_by"]).split(";"):
+            return name
+    return _network_link()
+
+
 def training_cost(
     m: Model, g: GPU, precision: str, context: int, recompute: str, *, method: str = "full", rank: int = 16,
     targets: str | Sequence[str] = "all-linear", tp: int = 1, pp: int = 1, cp: int = 1, gpus: int | None = None,
@@ -828,8 +841,10 @@ def training_cost(
     (dispatch and combine of each token's hidden state to its routed experts, forward and backward;
     once more each with full recomputation), (e−1)/e of it leaving the GPU;
     ``dp_comm_s`` per step, the gradients' all-reduce 2(d−1)/d × 2 B per trained parameter of a
-    shard (ZeRO-3/FSDP: all-gather twice and reduce-scatter in every micro-batch, 3(d−1)/d),
-    over NVLink inside a server and InfiniBand between servers; ``overlap_share``, the share of
+    shard (ZeRO-3/FSDP: all-gather twice and reduce-scatter in every micro-batch, 3(d−1)/d) among
+    the gpus / pp GPUs of one pipeline stage (the stages are the outermost split),
+    over NVLink inside a server (or an NVSwitch domain, interconnects.csv ``domain_gpus``) and
+    InfiniBand between servers; ``overlap_share``, the share of
     the step's compute it can hide behind (the last micro-batch's backward; all of it with
     ZeRO-3). ``optimizer_bytes`` (AdamW, per GPU and step) and ``dequant_bytes`` (QLoRA, per
     GPU and step) are read at the card's bandwidth; ``step_layers`` counts the layer launches of
@@ -854,20 +869,20 @@ def training_cost(
     wide = "fp16" if precision == "fp16" or g.bf16_tflops is None else "bf16"
     step_tokens = batch * context * micro_batches
     if dp > 1:
-        link = dp_link or (_network_link() if gpus > GPUS_PER_SERVER else default_link(g, gpus=gpus))
+        link = dp_link or _group_link(g, gpus // pp)  # pipeline stages outermost (Megatron's and torchtitan's order)
         grad_bytes = 2.0 * trained / (tp * pp)
         volume = 3 * micro_batches if zero == 3 else 2.0
         dp_comm = volume * (dp - 1) / dp * grad_bytes / _link_bandwidth(link)
     else:
         dp_comm = 0.0
     if tp > 1:
-        link = tp_link or (default_link(g, gpus=tp) if tp <= GPUS_PER_SERVER else _network_link())
+        link = tp_link or _group_link(g, tp)
         per_layer = (4 + 2 * rerun) * m.hidden_size * 2.0 * 2 * (tp - 1) / tp
         tp_comm = m.layers * per_layer / _link_bandwidth(link)
     else:
         tp_comm = 0.0
     if ep > 1 and m.experts:
-        link = default_link(g, gpus=ep * tp) if ep * tp <= GPUS_PER_SERVER else _network_link()
+        link = _group_link(g, ep * tp)
         routed = (4 + 2 * rerun) * m.moe_layers * m.hidden_size * m.experts_per_token * 2.0 * (ep - 1) / ep
         ep_comm = routed / _link_bandwidth(link)
     else:
