@@ -48,6 +48,7 @@ from .memory import (
 __all__ = [
     "BOUNDS",
     "COMPUTE_COLUMN",
+    "TRAINING_METHODS",
     "TrainingTime",
     "allreduce_seconds",
     "arithmetic_intensity",
@@ -66,7 +67,9 @@ __all__ = [
     "serving_tokens_per_s",
     "step_parts",
     "step_seconds",
+    "training_efficiency",
     "training_flops_per_token",
+    "training_layout",
     "training_time",
     "training_token_seconds",
     "training_tokens_per_s",
@@ -1073,6 +1076,9 @@ def training_time(
     global_batch: int | None = None,
     interleave: int = 1,
     zero: int = 0,
+    method: str = "full",
+    rank: int = 16,
+    targets: str | Sequence[str] = "all-linear",
 ) -> TrainingTime:
     """Time to train ``model`` (a catalog model, a Model or a parameter count) on ``tokens`` tokens.
 
@@ -1084,8 +1090,9 @@ def training_time(
     data-parallel communication of the layout — ``gpus`` split ``tp`` × ``pp`` × ``cp`` ways,
     ``batch`` sequences per micro-batch, ``global_batch`` sequences per step, default 4M tokens;
     with more GPUs each one's share of a step shrinks and the communication it cannot hide grows,
-    so the GPU-hours grow too; a bare parameter count is shaped like the closest dense catalog
-    model), or, when ``mfu`` is given, model FLOPs / (peak × mfu). Energy = GPU-hours × the card's
+    so the GPU-hours grow too; ``method`` lora/qlora trains adapters on a frozen base, as
+    :func:`training_tokens_per_s`; a bare parameter count is shaped like the closest dense catalog
+    model and trained in full), or, when ``mfu`` is given, model FLOPs / (peak × mfu). Energy = GPU-hours × the card's
     TDP (the GPUs alone: no host, network or cooling). ``electricity_price`` is per kWh, in ``currency``.
     """
     g = lookup_gpu(card, "card")
@@ -1094,6 +1101,8 @@ def training_time(
     recompute = checks.choice(recompute, "recompute", RECOMPUTE)
     tokens = checks.number(tokens, "tokens", high=1e16, open_low=True, unit="training tokens")
     gpus = checks.whole(gpus, "gpus")
+    method = checks.choice(method, "method", TRAINING_METHODS)
+    rank = checks.whole(rank, "rank")
     eng = lookup_engine(engine, "engine")
     currency = checks.currency(currency)
     layout = training_layout(context=context, gpus=gpus, tp=tp, pp=pp, cp=cp, batch=batch, global_batch=global_batch,
@@ -1128,7 +1137,8 @@ def training_time(
         label = i18n.msg(
             "{model} ({active:.2f}B active parameters)", model=m.name, active=param_count(m, active=True) / 1e9
         )
-        cost = training_cost(m, g, precision, context, recompute, **layout.cost_args())
+        cost = training_cost(m, g, precision, context, recompute, method=method, rank=rank, targets=targets,
+                             **layout.cost_args())  # fmt: skip
         per_token = cost["flops"]
         if mfu is None:
             seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
@@ -1145,7 +1155,12 @@ def training_time(
     assumptions = [
         i18n.msg("{model} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
                  "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
-                 model=label, tokens=tokens, per_token=per_token, flops=flops),
+                 model=label, tokens=tokens, per_token=per_token, flops=flops)
+        if method == "full"
+        else i18n.msg("{model} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
+                      "({method}: 4 per frozen parameter, no weight gradients, + 6 per adapter parameter + "
+                      "attention, PaLM Appendix B).", model=label, tokens=tokens, per_token=per_token, flops=flops,
+                      method=method),
         i18n.msg("{card}: {tflops:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU ({engine}'s fitted training "
                  "factors, data/engines.csv; recompute={recompute}).", engine=eng.name, recompute=recompute, **rate)
         if fitted

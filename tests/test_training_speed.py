@@ -122,3 +122,28 @@ def test_bad_layouts_name_the_argument():
         hg.training_tokens_per_s("Llama-2-7B", "H100 SXM", micro_batches=4, global_batch=64)
     with pytest.raises(ValueError, match="method"):
         hg.training_tokens_per_s("Llama-2-7B", "H100 SXM", method="dora")
+
+
+def test_a_gb200_rack_keeps_its_traffic_on_nvlink():
+    # 64 GB200 in one NVL72 rack (interconnects.csv domain_gpus 72): the gradients' ring runs at 900 GB/s,
+    # not over InfiniBand's 50 GB/s as 64 H100s in eight servers do
+    total = hg.param_count(hg.model("Llama-2-7B"))
+    rack = _cost(card="GB200", gpus=64, micro_batches=1)
+    assert rack["dp_comm_s"] == pytest.approx(2 * 63 / 64 * 2 * total / 900e9)
+    servers = _cost(gpus=64, micro_batches=1)
+    assert servers["dp_comm_s"] == pytest.approx(2 * 63 / 64 * 2 * total / 50e9)
+    # pipeline stages are the outermost split: 64 GPUs at PP 8 keep each stage's 8 replicas in one server
+    staged = _cost(gpus=64, pp=8, micro_batches=8)
+    assert staged["dp_comm_s"] == pytest.approx(2 * 7 / 8 * 2 * total / 8 / 450e9)
+
+
+def test_lora_training_time_counts_the_frozen_base_at_four_flops():
+    m = hg.model("Llama-3.1-8B")
+    n = hg.param_count(m) - m.vocab_size * m.hidden_size
+    adapter = hg.lora_params(m, rank=16, targets="all-linear")
+    run = hg.training_time("Llama-3.1-8B", "A100 SXM4 80GB", tokens=1e9, method="lora", global_batch=16)
+    attention = 12 * 32 * 32 * 128 * 2048  # PaLM's full-attention count at 2,048 tokens
+    assert run.flops == pytest.approx((4 * n + 6 * adapter + attention) * 1e9)
+    full = hg.training_time("Llama-3.1-8B", "A100 SXM4 80GB", tokens=1e9, global_batch=16)
+    assert run.gpu_hours < full.gpu_hours
+    assert "lora" in str(run.assumptions[0])
