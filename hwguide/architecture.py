@@ -65,8 +65,9 @@ CONFIG_LIMITS: dict[str, tuple[int, int]] = {
 PARAMS_B_LIMIT = 1_000_000.0
 
 # Families whose feed-forward block is a plain two-matrix MLP (up, activation, down); all others
-# here use a gated MLP (gate, up, down: SwiGLU / GeGLU), as their modeling_*.py files show.
-PLAIN_MLP_TYPES = {"bert", "roberta", "gpt2", "gpt3", "gptj", "gpt_neox", "opt", "bloom", "falcon"}
+# here use a gated MLP (gate, up, down: SwiGLU / GeGLU), as their modeling_*.py files show. MPT
+# (llm-foundry llmfoundry/models/layers/ffn.py, MPTMLP: up_proj, GELU, down_proj) is plain.
+PLAIN_MLP_TYPES = {"bert", "roberta", "gpt2", "gpt3", "gptj", "gpt_neox", "opt", "bloom", "falcon", "mpt"}
 # Families normalised with LayerNorm (weight and bias); the others use RMSNorm (weight only).
 LAYERNORM_TYPES = PLAIN_MLP_TYPES | {"phi"}
 # Families with learned absolute position embeddings; the others use rotary embeddings (RoPE).

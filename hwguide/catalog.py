@@ -311,6 +311,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "total_gbs": Col("float", required=True, positive=True),
         "links": POS_INT,
         "used_by": Col(),
+        "domain_gpus": POS_INT,
         "sources": REQ,
         "checked": DATE,
         "notes": Col(),
@@ -388,6 +389,9 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "train_util_fp8": FRACTION,
         "train_act_bytes": Col("float", nonnegative=True),
         "train_moe_eff": FRACTION,
+        "train_attn_util": FRACTION,
+        "train_comm_exposed": FRACTION,
+        "train_layer_us": Col("float", nonnegative=True),
         "allreduce_efficiency": Col("float", required=True, low=0.01, high=1),
         "allreduce_latency_us": Col("float", nonnegative=True),
         "cpu_bw": FRACTION,
@@ -410,6 +414,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
                 "throughput_tps",
                 "training_tps",
                 "training_gpu_hours",
+                "finetune_tps",
             ),
         ),
         "model": REQ,
@@ -1404,6 +1409,9 @@ class Engine:
     train_util_fp8: float | None
     train_act_bytes: float | None
     train_moe_eff: float | None
+    train_attn_util: float | None
+    train_comm_exposed: float | None
+    train_layer_us: float | None
     allreduce_efficiency: float
     allreduce_latency_us: float | None
     cpu_bw: float | None

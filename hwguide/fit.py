@@ -33,6 +33,7 @@ import pandas as pd
 from .catalog import engines, load_table, lookup_engine, lookup_gpu, lookup_model
 from .memory import check_weights, cpu_moe_layers
 from .speed import (
+    DEFAULT_GLOBAL_TOKENS,
     FEW_SEQUENCES,
     SPEED_FACTORS,
     harness_for,
@@ -47,8 +48,8 @@ from .speed import (
 
 __all__ = ["FACTORS", "SPEED_KINDS", "cross_validate", "fit_factors", "parse_args", "source_group", "speed_rows"]
 
-SPEED_KINDS = ("decode_tps", "prefill_tps", "throughput_tps", "training_tps", "training_gpu_hours")
-TRAINING_KINDS = ("training_tps", "training_gpu_hours")
+SPEED_KINDS = ("decode_tps", "prefill_tps", "throughput_tps", "training_tps", "training_gpu_hours", "finetune_tps")
+TRAINING_KINDS = ("training_tps", "training_gpu_hours", "finetune_tps")
 
 # Each factor: (starting value and prior centre, prior width in log units, lower and upper bound,
 # how far one engine may stray from the pooled value in log units). The priors are weak (e^1 ≈ ×2.7):
@@ -71,9 +72,13 @@ FACTORS: dict[str, tuple[float, float, float, float, float]] = {
     "train_util_fp8": (0.4, 1.0, 0.05, 1.0, 0.5),
     "train_act_bytes": (100.0, 2.0, 1.0, 1e5, 1.0),
     "train_moe_eff": (0.7, 1.0, 0.05, 1.0, 0.5),
+    "train_attn_util": (0.4, 1.0, 0.05, 1.0, 0.5),  # FlashAttention's share of the 16-bit peak
+    "train_comm_exposed": (0.2, 1.0, 0.01, 1.0, 0.5),  # share of overlappable data-parallel traffic still exposed
+    "train_layer_us": (30.0, 2.0, 0.01, 1e5, 2.5),  # fixed time per layer and micro-batch
 }
 INFERENCE_FACTORS = SPEED_FACTORS
-TRAINING_FACTORS = ("train_util", "train_util_fp8", "train_act_bytes", "train_moe_eff")
+TRAINING_FACTORS = ("train_util", "train_util_fp8", "train_act_bytes", "train_moe_eff", "train_attn_util",
+                    "train_comm_exposed", "train_layer_us")  # fmt: skip
 
 
 # GitHub organisations that publish as one author: one team's harnesses and habits (the same benchmark script,
@@ -120,6 +125,7 @@ class SpeedRow:
     counted: float = 1.0  # tokens counted per decode step and sequence (throughput rows: output, or total)
     prompt: float = 1.0
     tokens: float = 1.0  # training tokens (GPU-hours rows)
+    gpus_counted: float = 1.0  # training rows: GPUs whose tokens/s the row adds up (1: per GPU)
     precision: str = "bf16"
 
 
@@ -176,9 +182,47 @@ def workload(r: Mapping[str, Any]) -> SpeedRow:
     precision = "fp8" if "fp8" in str(r.get("precision") or "").lower() else "bf16"
     context = int(r.get("context") or args.get("seq_len") or 4096)
     recompute = r.get("recompute") or "none"
-    cost = training_cost(m, g, precision, context, recompute)
+    cost = training_cost(m, g, precision, context, recompute, **training_layout(r, args))
     tokens = float(args.get("tokens") or 1.0)
-    return SpeedRow(**common, train=cost, tokens=tokens, precision=precision)
+    total = r.get("scope") == "all_gpus" and r["kind"] != "training_gpu_hours"  # the row adds up its GPUs
+    counted = float(r.get("gpu_count") or 1) if total else 1.0
+    return SpeedRow(**common, train=cost, tokens=tokens, precision=precision, gpus_counted=counted)
+
+
+_TARGETS = {"q,v": "qv", "q,k,v,o": "attention", "q,k,v,o,gate,up,down": "all-linear"}
+
+
+def training_layout(r: Mapping[str, Any], args: Mapping[str, str]) -> dict[str, Any]:
+    """A training row's method and parallel layout, as :func:`hwguide.speed.training_cost` takes them.
+
+    From the row's ``method``, ``lora_rank``/``lora_targets``, ``gpu_count`` and ``batch`` (sequences
+    per micro-batch) and its args: tp, pp, cp, vp (interleaved stages), dp, fsdp (> 0: ZeRO-3), zero,
+    grad_accum (micro-batches per step) or global_batch (sequences per step).
+    """
+    tp, pp, cp = (int(args.get(k) or 1) for k in ("tp", "pp", "cp"))
+    gpus = int(r.get("gpu_count") or 0) or int(args.get("gpus") or 0) or tp * pp * cp
+    gpus = max(gpus, tp * pp * cp)
+    dp = int(args.get("dp") or max(gpus // (tp * pp * cp), 1))
+    batch = int(r.get("batch") or 1)
+    context = int(r.get("context") or args.get("seq_len") or 4096)
+    if "pp_microbatch" in args:  # a local batch split into pipeline micro-batches of this size
+        micro, batch = batch / int(args["pp_microbatch"]), int(args["pp_microbatch"])
+    elif "grad_accum" in args:
+        micro = float(args["grad_accum"])
+    elif "global_batch" in args:
+        micro = max(float(args["global_batch"]) / (dp * batch), 1.0)
+    elif r["kind"] == "training_gpu_hours":  # a whole pre-training run: the kit's default global batch
+        micro = max(DEFAULT_GLOBAL_TOKENS / context / (dp * batch), 1.0)
+    else:
+        micro = 1.0
+    zero = 3 if int(args.get("fsdp") or 0) > 0 else int(float(r.get("zero") or args.get("zero") or 0))
+    method = (r.get("method") or "full").lower()
+    method = method if method in ("lora", "qlora") else "full"
+    targets = _TARGETS.get(r.get("lora_targets") or "", r.get("lora_targets") or "all-linear")
+    targets = targets.split(",") if "," in targets else targets
+    return dict(method=method, rank=int(float(r.get("lora_rank") or 16)), targets=targets, tp=tp, pp=pp, cp=cp,
+                gpus=tp * pp * cp * dp, batch=batch, micro_batches=micro, interleave=int(args.get("vp") or 1),
+                zero=min(zero, 3), ep=int(args.get("ep") or 1))  # fmt: skip
 
 
 def speed_rows(table: pd.DataFrame | None = None) -> tuple[list[SpeedRow], pd.DataFrame]:
@@ -213,7 +257,7 @@ def predict(row: SpeedRow, factors: Mapping[str, float]) -> float:
         return row.batch * row.output * row.counted / seconds
     train = dict(factors, train_util=factors["train_util_fp8"] if row.precision == "fp8" else factors["train_util"])
     seconds = float(training_token_seconds(row.train, train))
-    return 1 / seconds if row.kind == "training_tps" else row.tokens * seconds / 3600
+    return row.gpus_counted / seconds if row.kind != "training_gpu_hours" else row.tokens * seconds / 3600
 
 
 # ---------------------------------------------------------------------------------------------
@@ -248,6 +292,11 @@ def _factors_of(x: np.ndarray, pairs: Sequence[tuple[str, str]], engine: str) ->
     return {f: float(values.get((engine, f), values[_parent((engine, f), pairs)])) for f in FACTORS}
 
 
+TRAIN_KEYS = ("hardware_flops", "expert_flops", "attention_flops", "peak", "peak16", "bandwidth", "traffic", "shards",
+              "pp_cp", "bubble", "step_tokens", "tp_comm_s", "ep_comm_s", "dp_comm_s", "overlap_share",
+              "optimizer_bytes", "dequant_bytes", "step_layers")  # fmt: skip
+
+
 class _Batch:
     """The rows as arrays, so that one set of factors predicts every row in one numpy pass."""
 
@@ -268,8 +317,8 @@ class _Batch:
         pre = ("w_16-bit", "w_8-bit", "w_low-bit", "quantised", "flops", "peak", "bandwidth", "layers", "steps",
                "stages", "in_flight", "allreduces", "allreduce_s")  # fmt: skip
         self.prefill = {k: column("prefill", k) for k in pre}
-        self.train = {k: column("train", k) for k in ("hardware_flops", "expert_flops", "peak", "bandwidth", "traffic")}
-        for name in ("batch", "output", "counted", "prompt", "tokens"):
+        self.train = {k: column("train", k) for k in TRAIN_KEYS}
+        for name in ("batch", "output", "counted", "prompt", "tokens", "gpus_counted"):
             setattr(self, name, np.array([float(getattr(r, name)) for r in rows]))
         self.fp8 = np.array([r.precision == "fp8" for r in rows])
 
@@ -283,9 +332,9 @@ class _Batch:
             token = training_token_seconds(self.train, {**f, "train_util": util})
             out = np.select(
                 [self.kind == "decode_tps", self.kind == "prefill_tps", self.kind == "throughput_tps",
-                 self.kind == "training_tps"],
+                 np.isin(self.kind, ("training_tps", "finetune_tps"))],
                 [self.batch / step, self.batch * self.prompt / pre,
-                 self.batch * self.output * self.counted / (pre + self.output * step), 1 / token],
+                 self.batch * self.output * self.counted / (pre + self.output * step), self.gpus_counted / token],
                 default=self.tokens * token / 3600,
             )  # fmt: skip
         return out

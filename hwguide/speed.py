@@ -40,6 +40,7 @@ from .memory import (
     cpu_moe_layers,
     is_gguf,
     kv_cache_bytes,
+    lora_params,
     tensor_bytes,
     weights_bytes,
 )
@@ -47,6 +48,7 @@ from .memory import (
 __all__ = [
     "BOUNDS",
     "COMPUTE_COLUMN",
+    "TRAINING_METHODS",
     "TrainingTime",
     "allreduce_seconds",
     "arithmetic_intensity",
@@ -65,7 +67,9 @@ __all__ = [
     "serving_tokens_per_s",
     "step_parts",
     "step_seconds",
+    "training_efficiency",
     "training_flops_per_token",
+    "training_layout",
     "training_time",
     "training_token_seconds",
     "training_tokens_per_s",
@@ -810,8 +814,9 @@ def training_flops_per_token(model: Model | str, *, context: int = 2048) -> floa
 
     6 × N (the non-embedding active parameters: a mixture-of-experts counts only the experts a
     token is routed to) + 12 × layers × heads × head dim × context for attention (PaLM, Chowdhery
-    et al. 2022, Appendix B — the convention published MFU figures use). Recomputation is not in
-    it: MFU counts model FLOPs only.
+    et al. 2022, Appendix B — the convention published MFU figures use: full, not causal,
+    attention). Recomputation is not in it: MFU counts model FLOPs only. The time model counts
+    the work the GPU really does instead (:func:`training_cost`: causal attention, recomputation).
     """
     m = lookup_model(model)
     return 3 * _flops_per_token(m, checks.whole(context, "context"))
@@ -823,37 +828,175 @@ def _expert_params_active(m: Model) -> int:
     return sum(t.size * t.active for t in tensors(m) if t.kind.startswith("expert_"))
 
 
-def training_cost(m: Model, g: GPU, precision: str, context: int, recompute: str) -> dict[str, float]:
-    flops = 3 * _flops_per_token(m, context)
-    experts = 6 * _expert_params_active(m)
-    rerun = 8 / 6 if recompute == "full" else 1.0  # full recompute re-runs the forward
+TRAINING_METHODS = ("full", "lora", "qlora")
+# Bytes AdamW moves per trainable parameter and optimizer step: it reads the fp32 master weight, both
+# moments (12 B) and a 16-bit gradient (2 B), and writes the master weight, both moments and the 16-bit
+# weight (14 B) (ZeRO paper, Rajbhandari et al. 2020, §3.1, for the 16 B/param of mixed-precision Adam).
+ADAM_STEP_BYTES = 28.0
+# QLoRA dequantises every frozen 4-bit (NF4) weight to bf16 before each matrix multiply: it reads
+# 0.5 B (+ one fp8 block scale per 64 weights, double quantisation) and writes 2 B per weight, in the
+# forward pass, again in the backward pass, and again when the forward is recomputed (Dettmers et al.
+# 2023, §3; bitsandbytes' dequantize_4bit).
+NF4_DEQUANT_BYTES = 0.5 + 1 / 64 + 2.0
+# The default global batch when none is given: 4M tokens, Llama 2's (Touvron et al. 2023, §2.2).
+DEFAULT_GLOBAL_TOKENS = 4 * 2**20
+GPUS_PER_SERVER = 8  # an HGX/DGX board: NVLink inside, one InfiniBand port per GPU between servers
+
+
+def _network_link() -> str:
+    """The link between servers (data/interconnects.csv, kind "network")."""
+    return next(name for name, row in _links().items() if row["kind"] == "network")
+
+
+def _link_bandwidth(link: str) -> float:
+    return float(_links()[link]["per_direction_gbs"]) * 1e9
+
+
+def _group_link(g: GPU, gpus: int) -> str:
+    """The link a group of ``gpus`` GPUs of ``g`` talks over: the server's NVLink or PCIe
+    (:func:`default_link`) up to :data:`GPUS_PER_SERVER`, an NVSwitch domain as large as its
+    ``domain_gpus`` (interconnects.csv: a GB200 NVL72 rack joins 72), else the network."""
+    if gpus <= GPUS_PER_SERVER:
+        return default_link(g, gpus=gpus)
+    for name, row in _links().items():
+        domain = row.get("domain_gpus")
+        if domain == domain and domain and gpus <= int(domain) and g.name in str(row["used_by"]).split(";"):
+            return name
+    return _network_link()
+
+
+def training_cost(
+    m: Model, g: GPU, precision: str, context: int, recompute: str, *, method: str = "full", rank: int = 16,
+    targets: str | Sequence[str] = "all-linear", tp: int = 1, pp: int = 1, cp: int = 1, gpus: int | None = None,
+    batch: int = 1, micro_batches: float = 1.0, interleave: int = 1, zero: int = 0, ep: int = 1,
+    tp_link: str | None = None, dp_link: str | None = None,
+) -> dict[str, float]:  # fmt: skip
+    """What training costs, before engine factors: the work per token and per optimizer step of one replica.
+
+    Per token of a ``context``-token sequence (whole model, all GPUs of a replica together):
+
+    * ``hardware_flops`` / ``expert_flops``: the dense matrix multiplies / a mixture of experts'
+      routed ones; 6 FLOPs per trained parameter (2 forward, 4 backward: activation and weight
+      gradients), 4 per frozen one (LoRA/QLoRA: no weight gradients), + 2 per parameter again with
+      full recomputation (the forward runs twice; Korthikanti et al. 2022, §4);
+    * ``attention_flops``: causal attention as FlashAttention computes it: each token attends to
+      context/2 earlier ones on average (2 × layers × heads × head dim × context forward), the
+      backward pass 2.5 × the forward (it recomputes QKᵀ; Dao 2023, §3.2), and one more forward
+      with full or selective recomputation (selective recomputation re-runs the attention core
+      only, Korthikanti et al. 2022, §5); run at the 16-bit rate (``peak16``: FP8 recipes keep
+      attention in bf16);
+    * ``traffic``: layers × hidden, the memory-bound element-wise work per token.
+
+    The parallel layout: ``tp`` × ``pp`` × ``cp`` GPUs hold one replica (``shards``), ``gpus`` /
+    shards replicas share each step; a replica runs ``micro_batches`` micro-batches of ``batch``
+    sequences per optimizer step (``step_tokens``), through ``pp`` stages with a pipeline bubble:
+    ``bubble`` = 1 + (pp − 1) / (interleave × micro_batches), i.e. the GPipe/1F1B bubble share
+    (pp − 1) / (m + pp − 1) of the step (Narayanan et al. 2021, §2.2). Communication, in seconds
+    at the link's bandwidth: ``tp_comm_s`` per token, Megatron's four all-reduces of the hidden
+    state per layer (two forward, two backward; six with full recomputation), ring 2(t−1)/t;
+    ``ep_comm_s`` per token, a mixture of experts' all-to-alls over ``ep`` expert-parallel GPUs
+    (dispatch and combine of each token's hidden state to its routed experts, forward and backward;
+    once more each with full recomputation), (e−1)/e of it leaving the GPU;
+    ``dp_comm_s`` per step, the gradients' all-reduce 2(d−1)/d × 2 B per trained parameter of a
+    shard (ZeRO-3/FSDP: all-gather twice and reduce-scatter in every micro-batch, 3(d−1)/d) among
+    the gpus / pp GPUs of one pipeline stage (the stages are the outermost split),
+    over NVLink inside a server (or an NVSwitch domain, interconnects.csv ``domain_gpus``) and
+    InfiniBand between servers; ``overlap_share``, the share of
+    the step's compute it can hide behind (the last micro-batch's backward; all of it with
+    ZeRO-3). ``optimizer_bytes`` (AdamW, per GPU and step) and ``dequant_bytes`` (QLoRA, per
+    GPU and step) are read at the card's bandwidth; ``step_layers`` counts the layer launches of
+    a step (a fixed overhead each).
+    """
+    method = checks.choice(method, "method", TRAINING_METHODS)
+    shards = tp * pp * cp
+    gpus = shards if gpus is None else gpus
+    dp = max(gpus // shards, 1)
+    forward = _flops_per_token(m, context)
+    attended = forward - 2 * (param_count(m, active=True) - m.vocab_size * m.hidden_size)  # full attention, fwd
+    dense = (forward - attended) / 2  # non-embedding active parameters
+    experts = float(_expert_params_active(m))
+    dense -= experts
+    passes = 3.0 if method == "full" else 2.0  # forward + backward (activation and weight gradients, or only the first)
+    rerun = 1.0 if recompute == "full" else 0.0
+    adapter = float(lora_params(m, rank=rank, targets=targets)) if method != "full" else 0.0
+    trained = (dense + experts + m.vocab_size * m.hidden_size) if method == "full" else adapter
+    causal = attended / 2  # each query attends to half the context on average
+    attn_passes = 3.5 + (1.0 if recompute in ("full", "selective") else 0.0)
+    peak = peak_flops(g, precision)
+    wide = "fp16" if precision == "fp16" or g.bf16_tflops is None else "bf16"
+    step_tokens = batch * context * micro_batches
+    if dp > 1:
+        link = dp_link or _group_link(g, gpus // pp)  # pipeline stages outermost (Megatron's and torchtitan's order)
+        grad_bytes = 2.0 * trained / (tp * pp)
+        volume = 3 * micro_batches if zero == 3 else 2.0
+        dp_comm = volume * (dp - 1) / dp * grad_bytes / _link_bandwidth(link)
+    else:
+        dp_comm = 0.0
+    if tp > 1:
+        link = tp_link or _group_link(g, tp)
+        per_layer = (4 + 2 * rerun) * m.hidden_size * 2.0 * 2 * (tp - 1) / tp
+        tp_comm = m.layers * per_layer / _link_bandwidth(link)
+    else:
+        tp_comm = 0.0
+    if ep > 1 and m.experts:
+        link = _group_link(g, ep * tp)
+        routed = (4 + 2 * rerun) * m.moe_layers * m.hidden_size * m.experts_per_token * 2.0 * (ep - 1) / ep
+        ep_comm = routed / _link_bandwidth(link)
+    else:
+        ep_comm = 0.0
+    optimizer_share = tp * pp * (dp if zero >= 1 else 1)
+    dequant = NF4_DEQUANT_BYTES * dense / (tp * pp) * (2 + rerun) * micro_batches if method == "qlora" else 0.0
     return {
-        "flops": flops,
-        "hardware_flops": (flops - experts) * rerun,
-        "expert_flops": experts * rerun,  # routed experts: grouped GEMMs behind an all-to-all
-        "peak": peak_flops(g, precision),
+        "flops": 3 * forward if method == "full" else 2 * (forward - attended) + 3 * attended + 6 * adapter,
+        "hardware_flops": 2 * (passes + rerun) * dense + 2 * (3 + rerun) * adapter,
+        "expert_flops": 2 * (passes + rerun) * experts,  # routed experts: grouped GEMMs behind an all-to-all
+        "attention_flops": attn_passes * causal,
+        "peak": peak,
+        "peak16": peak_flops(g, wide),
         "bandwidth": g.bandwidth_gbs * 1e9,
         "traffic": float(m.layers * m.hidden_size),  # per token: activation reads/writes scale with layers × hidden
+        "shards": float(shards),
+        "pp_cp": float(pp * cp),
+        "bubble": 1 + (pp - 1) / (interleave * micro_batches),
+        "step_tokens": float(step_tokens),
+        "tp_comm_s": tp_comm,
+        "ep_comm_s": ep_comm,
+        "dp_comm_s": dp_comm,
+        "overlap_share": 1.0 if zero == 3 else 2 / (3 * micro_batches),
+        "optimizer_bytes": ADAM_STEP_BYTES * trained / optimizer_share,
+        "dequant_bytes": dequant,
+        "step_layers": micro_batches * m.layers / pp,
     }
 
 
 def training_token_seconds(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> Any:
-    """GPU-seconds to train on one token: hardware FLOPs / (peak × train_util) + traffic × train_act_bytes / bandwidth.
+    """GPU-seconds to train on one token (:func:`training_cost`'s terms, the engine's fitted factors).
 
-    A mixture of experts' routed-expert FLOPs run slower by 1 / train_moe_eff (token dispatch and
-    grouped matrix multiplies).
-
-    The matrix multiplies run at a fitted share of the Tensor peak (``train_util``, or
-    ``train_util_fp8`` for FP8); the element-wise work around them (norms, activations, softmax,
-    the optimizer) is memory-bound: ``train_act_bytes`` bytes per layer and hidden unit per token,
-    at the card's bandwidth. That second term is why a high-ridge card (H100) and a small model
-    reach a lower MFU than an A100 and a large model. Element-wise on numpy arrays.
+    A token's compute: hardware FLOPs / (peak × ``train_util``) (routed experts slower by
+    1 / ``train_moe_eff``: token dispatch and grouped matrix multiplies) + attention FLOPs / (16-bit
+    peak × ``train_attn_util``) + traffic × ``train_act_bytes`` / bandwidth (the memory-bound
+    element-wise work: norms, activations, softmax; why a high-ridge card and a small model reach
+    a lower MFU). A replica's step: its tokens × (compute / shards + tensor- and expert-parallel
+    communication / (pp × cp)) × the pipeline bubble; + the data-parallel communication it cannot hide: all of
+    what exceeds the compute it overlaps with (the roofline max of the JAX scaling book) and a
+    fitted share ``train_comm_exposed`` of the rest; + the optimizer's and QLoRA's dequantisation
+    traffic at the card's bandwidth; + ``train_layer_us`` per layer and micro-batch (kernel launches,
+    Python). GPU-seconds per token = step × shards / step tokens. Element-wise on numpy arrays.
     """
     matmul = cost["hardware_flops"] + cost["expert_flops"] / factors["train_moe_eff"]
-    return (
+    compute = (
         matmul / (cost["peak"] * factors["train_util"])
+        + cost["attention_flops"] / (cost["peak16"] * factors["train_attn_util"])
         + cost["traffic"] * factors["train_act_bytes"] / cost["bandwidth"]
     )
+    comm = (cost["tp_comm_s"] + cost["ep_comm_s"]) / cost["pp_cp"]
+    step = cost["step_tokens"] * (compute / cost["shards"] + comm) * cost["bubble"]
+    window = cost["overlap_share"] * step
+    comm = cost["dp_comm_s"]
+    exposed = np.maximum(comm - window, 0.0) + factors["train_comm_exposed"] * np.minimum(comm, window)
+    fixed = (cost["optimizer_bytes"] + cost["dequant_bytes"]) / cost["bandwidth"]
+    fixed = fixed + cost["step_layers"] * factors["train_layer_us"] * 1e-6
+    return (step + exposed + fixed) * cost["shards"] / cost["step_tokens"]
 
 
 def training_factors(eng: Engine, precision: str) -> dict[str, float]:
@@ -870,7 +1013,55 @@ def training_factors(eng: Engine, precision: str) -> dict[str, float]:
                 choices=", ".join(known),
             )
         )
-    return {"train_util": util, "train_act_bytes": eng.train_act_bytes, "train_moe_eff": eng.train_moe_eff}
+    return {"train_util": util, "train_act_bytes": eng.train_act_bytes, "train_moe_eff": eng.train_moe_eff,
+            "train_attn_util": eng.train_attn_util, "train_comm_exposed": eng.train_comm_exposed,
+            "train_layer_us": eng.train_layer_us}  # fmt: skip
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainingLayout:
+    """A checked parallel layout of a training job (argument names as :func:`hwguide.training_memory`)."""
+
+    gpus: int
+    tp: int
+    pp: int
+    cp: int
+    dp: int
+    batch: int  # sequences per micro-batch
+    micro_batches: float  # per replica and optimizer step
+    interleave: int
+    zero: int
+    global_batch: float  # sequences per optimizer step, all replicas
+
+    def cost_args(self) -> dict[str, Any]:
+        return dict(tp=self.tp, pp=self.pp, cp=self.cp, gpus=self.gpus, batch=self.batch,
+                    micro_batches=self.micro_batches, interleave=self.interleave, zero=self.zero)  # fmt: skip
+
+
+def training_layout(
+    *, context: int, gpus: object = 1, tp: object = 1, pp: object = 1, cp: object = 1, batch: object = 1,
+    micro_batches: object = None, global_batch: object = None, interleave: object = 1, zero: object = 0,
+) -> TrainingLayout:  # fmt: skip
+    """Check a layout: ``gpus`` a multiple of tp × pp × cp; ``micro_batches`` per replica and step, or
+    ``global_batch`` sequences per step (default: 4M tokens, :data:`DEFAULT_GLOBAL_TOKENS`), not both."""
+    gpus, tp, pp, cp = (checks.whole(v, n) for v, n in ((gpus, "gpus"), (tp, "tp"), (pp, "pp"), (cp, "cp")))
+    batch, interleave = checks.whole(batch, "batch"), checks.whole(interleave, "interleave")
+    zero = checks.choice(zero, "zero", (0, 1, 2, 3))
+    if gpus % (tp * pp * cp):
+        raise ValueError(i18n.msg("gpus={gpus} is not a multiple of tp × pp × cp = {product}", gpus=gpus,
+                                  product=tp * pp * cp))  # fmt: skip
+    dp = gpus // (tp * pp * cp)
+    if micro_batches is not None and global_batch is not None:
+        raise ValueError(i18n.msg("give micro_batches or global_batch, not both"))
+    if micro_batches is not None:
+        micro = float(checks.whole(micro_batches, "micro_batches"))
+    else:
+        if global_batch is None:
+            sequences = max(DEFAULT_GLOBAL_TOKENS / context, 1.0)
+        else:
+            sequences = float(checks.whole(global_batch, "global_batch"))
+        micro = max(sequences / (dp * batch), 1.0)
+    return TrainingLayout(gpus, tp, pp, cp, dp, batch, micro, interleave, zero, micro * dp * batch)
 
 
 def training_tokens_per_s(
@@ -881,17 +1072,41 @@ def training_tokens_per_s(
     precision: str = "bf16",
     recompute: str = "none",
     engine: str = "megatron",
+    method: str = "full",
+    rank: int = 16,
+    targets: str | Sequence[str] = "all-linear",
+    gpus: int = 1,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    batch: int = 1,
+    micro_batches: int | None = None,
+    global_batch: int | None = None,
+    interleave: int = 1,
+    zero: int = 0,
 ) -> float:
     """Training throughput of one GPU, tokens/s, with the engine's fitted factors (:func:`training_token_seconds`).
 
-    ``precision`` is the Tensor rate the matrix multiplies run at (bf16, fp16 or fp8).
+    ``precision`` is the Tensor rate the matrix multiplies run at (bf16, fp16 or fp8). ``method``:
+    "full" (every weight trained), "lora" or "qlora" (a frozen 16-bit / 4-bit base with adapters of
+    ``rank`` on ``targets``, as :func:`hwguide.finetune_memory`). The layout: ``gpus`` GPUs, each
+    replica split ``tp`` × ``pp`` × ``cp`` ways (tensor, pipeline, context parallel), ``batch``
+    sequences per micro-batch, ``micro_batches`` per replica and optimizer step or ``global_batch``
+    sequences per step (default 4M tokens), ``interleave`` virtual pipeline stages, ``zero`` the
+    ZeRO stage (3 = FSDP). Per GPU: the whole job's tokens/s ÷ ``gpus``.
     """
     m, g = lookup_model(model), lookup_gpu(card, "card")
     context = checks.whole(context, "context")
     precision = checks.choice(precision, "precision", ("bf16", "fp16", "fp8"))
     recompute = checks.choice(recompute, "recompute", RECOMPUTE)
+    method = checks.choice(method, "method", TRAINING_METHODS)
+    rank = checks.whole(rank, "rank")
     eng = lookup_engine(engine, "engine")
-    cost = training_cost(m, g, precision, context, recompute)
+    layout = training_layout(context=context, gpus=gpus, tp=tp, pp=pp, cp=cp, batch=batch,
+                             micro_batches=micro_batches, global_batch=global_batch, interleave=interleave,
+                             zero=zero)  # fmt: skip
+    cost = training_cost(m, g, precision, context, recompute, method=method, rank=rank, targets=targets,
+                         **layout.cost_args())  # fmt: skip
     return float(1 / training_token_seconds(cost, training_factors(eng, precision)))
 
 
@@ -908,16 +1123,31 @@ def training_time(
     electricity_price: float | None = None,
     currency: str = "CNY",
     engine: str = "megatron",
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    batch: int = 1,
+    global_batch: int | None = None,
+    interleave: int = 1,
+    zero: int = 0,
+    method: str = "full",
+    rank: int = 16,
+    targets: str | Sequence[str] = "all-linear",
 ) -> TrainingTime:
     """Time to train ``model`` (a catalog model, a Model or a parameter count) on ``tokens`` tokens.
 
     Model FLOPs per token: :func:`training_flops_per_token` (6N with N the *active* parameters,
-    plus attention at ``context`` tokens); a bare parameter count gives 6N. Time per token: the
-    engine's fitted model (:func:`training_token_seconds`: Tensor work at a fitted utilisation plus
-    memory-bound element-wise work; full recomputation re-runs the forward pass; a bare parameter
-    count is shaped like the closest dense catalog model), or, when ``mfu`` is given, model FLOPs
-    / (peak × mfu). Energy = GPU-hours × the card's TDP (the GPUs alone: no
-    host, network or cooling). ``electricity_price`` is per kWh, in ``currency``.
+    plus attention at ``context`` tokens, PaLM's full-attention convention for MFU); a bare
+    parameter count gives 6N. Time per token: the engine's fitted model
+    (:func:`training_token_seconds`: causal attention, Tensor work at a fitted utilisation,
+    memory-bound element-wise work, recomputation, the pipeline bubble and the tensor- and
+    data-parallel communication of the layout — ``gpus`` split ``tp`` × ``pp`` × ``cp`` ways,
+    ``batch`` sequences per micro-batch, ``global_batch`` sequences per step, default 4M tokens;
+    with more GPUs each one's share of a step shrinks and the communication it cannot hide grows,
+    so the GPU-hours grow too; ``method`` lora/qlora trains adapters on a frozen base, as
+    :func:`training_tokens_per_s`; a bare parameter count is shaped like the closest dense catalog
+    model and trained in full), or, when ``mfu`` is given, model FLOPs / (peak × mfu). Energy = GPU-hours × the card's
+    TDP (the GPUs alone: no host, network or cooling). ``electricity_price`` is per kWh, in ``currency``.
     """
     g = lookup_gpu(card, "card")
     precision = checks.choice(precision, "precision", ("bf16", "fp16", "fp8", "fp32"))
@@ -925,27 +1155,35 @@ def training_time(
     recompute = checks.choice(recompute, "recompute", RECOMPUTE)
     tokens = checks.number(tokens, "tokens", high=1e16, open_low=True, unit="training tokens")
     gpus = checks.whole(gpus, "gpus")
+    method = checks.choice(method, "method", TRAINING_METHODS)
+    rank = checks.whole(rank, "rank")
     eng = lookup_engine(engine, "engine")
     currency = checks.currency(currency)
+    layout = training_layout(context=context, gpus=gpus, tp=tp, pp=pp, cp=cp, batch=batch, global_batch=global_batch,
+                             interleave=interleave, zero=zero)  # fmt: skip
     if mfu is not None:
         mfu = checks.fraction(mfu, "mfu")
     if electricity_price is not None:
         electricity_price = checks.number(electricity_price, "electricity_price", high=1e6, unit="per kWh")
     peak = peak_flops(g, precision)
+    parts: dict[str, float] = {}
     if isinstance(model, (int, float)) and not isinstance(model, bool):
         n = checks.number(model, "model", high=1e15, open_low=True, unit="parameters")
         label, per_token = i18n.msg("{params:.2f}B parameters", params=n / 1e9), 6 * n
         if mfu is None:  # the fitted model needs an architecture: the closest dense catalog model, scaled to n
             stand_in = closest_model(n)
-            cost = training_cost(stand_in, g, precision, context, recompute)
-            scale = per_token / cost["flops"]
-            cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0}
+            cost = training_cost(stand_in, g, precision, context, recompute, **layout.cost_args())
+            scale = n / (param_count(stand_in, active=True) - stand_in.vocab_size * stand_in.hidden_size)
+            cost = {**cost, "hardware_flops": cost["hardware_flops"] * scale, "expert_flops": 0.0,
+                    "dp_comm_s": cost["dp_comm_s"] * scale,
+                    "optimizer_bytes": cost["optimizer_bytes"] * scale}  # fmt: skip
             label = i18n.msg(
                 "{params:.2f}B parameters (shaped like {model}, the closest dense catalog model)",
                 params=n / 1e9,
                 model=stand_in.name,
             )
             seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
+            parts = cost
         else:
             seconds_per_token = per_token / (peak * mfu)
     else:
@@ -953,10 +1191,12 @@ def training_time(
         label = i18n.msg(
             "{model} ({active:.2f}B active parameters)", model=m.name, active=param_count(m, active=True) / 1e9
         )
-        cost = training_cost(m, g, precision, context, recompute)
+        cost = training_cost(m, g, precision, context, recompute, method=method, rank=rank, targets=targets,
+                             **layout.cost_args())  # fmt: skip
         per_token = cost["flops"]
         if mfu is None:
             seconds_per_token = float(training_token_seconds(cost, training_factors(eng, precision)))
+            parts = cost
         else:
             seconds_per_token = per_token / (peak * mfu)
     fitted = mfu is None
@@ -966,20 +1206,50 @@ def training_time(
     energy = gpu_hours * g.tdp_w / 1000 if g.tdp_w else math.nan  # NaN: the vendor publishes no power figure
     cost_money = energy * electricity_price if electricity_price is not None and g.tdp_w else None
     rate = dict(card=g.name, tflops=peak / 1e12, precision=precision, mfu=achieved)
-    assumptions = (
+    assumptions = [
         i18n.msg("{model} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
                  "(6N + attention, PaLM Appendix B; N counts the active parameters of a mixture of experts).",
-                 model=label, tokens=tokens, per_token=per_token, flops=flops),
+                 model=label, tokens=tokens, per_token=per_token, flops=flops)
+        if method == "full"
+        else i18n.msg("{model} × {tokens:.3g} tokens × {per_token:.3g} FLOPs per token = {flops:.3g} model FLOPs "
+                      "({method}: 4 per frozen parameter, no weight gradients, + 6 per adapter parameter + "
+                      "attention, PaLM Appendix B).", model=label, tokens=tokens, per_token=per_token, flops=flops,
+                      method=method),
         i18n.msg("{card}: {tflops:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU ({engine}'s fitted training "
                  "factors, data/engines.csv; recompute={recompute}).", engine=eng.name, recompute=recompute, **rate)
         if fitted
         else i18n.msg("{card}: {tflops:,.0f} dense {precision} TFLOPS at {mfu:.0%} MFU.", **rate),
+    ]  # fmt: skip
+    if fitted:
+        assumptions.append(_layout_message(layout, context, parts, training_factors(eng, precision)))
+    assumptions.append(
         i18n.msg("Energy: GPU-hours × {tdp:.0f} W TDP; host, network and cooling (PUE) not included.", tdp=g.tdp_w)
         if g.tdp_w
-        else i18n.msg("Energy: not estimated, {card} has no published power figure.", card=g.name),
-    )  # fmt: skip
+        else i18n.msg("Energy: not estimated, {card} has no published power figure.", card=g.name)
+    )
     return TrainingTime(flops, g.name, gpus, achieved, gpu_hours, gpu_hours / gpus / 24, energy, cost_money,
-                        currency if cost_money is not None else None, assumptions)  # fmt: skip
+                        currency if cost_money is not None else None, tuple(assumptions))  # fmt: skip
+
+
+def training_efficiency(cost: Mapping[str, Any], factors: Mapping[str, Any]) -> float:
+    """Share of a step the GPUs spend computing: the single-replica, bubble-free compute time of the
+    step's tokens ÷ the whole step (:func:`training_token_seconds`) — the layout's scaling efficiency."""
+    alone = {**cost, "tp_comm_s": 0.0, "ep_comm_s": 0.0, "dp_comm_s": 0.0, "bubble": 1.0, "optimizer_bytes": 0.0,
+             "dequant_bytes": 0.0, "step_layers": 0.0}  # fmt: skip
+    return float(training_token_seconds(alone, factors) / training_token_seconds(cost, factors))
+
+
+def _layout_message(layout: TrainingLayout, context: int, cost: Mapping[str, Any],
+                    factors: Mapping[str, Any]) -> i18n.Message:  # fmt: skip
+    return i18n.msg(
+        "Layout: {gpus} GPUs = {dp} data-parallel × TP {tp} × PP {pp} × CP {cp}, {batch} × {tokens}-token "
+        "sequences per micro-batch, {micro:,.0f} micro-batches per step ({step:,.3g} tokens per step); pipeline "
+        "bubble {bubble:.1%}, {efficiency:.0%} of each step spent computing (the rest: communication the "
+        "compute cannot hide, the optimizer, fixed overheads).",
+        gpus=layout.gpus, dp=layout.dp, tp=layout.tp, pp=layout.pp, cp=layout.cp, batch=layout.batch,
+        tokens=context, micro=layout.micro_batches, step=layout.global_batch * context,
+        bubble=1 - 1 / float(cost["bubble"]), efficiency=training_efficiency(cost, factors),
+    )  # fmt: skip
 
 
 def break_even_days(

@@ -150,8 +150,9 @@ def _rules_of_thumb(row: dict[str, Any]) -> dict[str, float | None]:
             out["bandwidth/size"] = card.bandwidth_gbs * 1e9 / size
         elif kind == "prefill_tps":
             out["peak/2P"] = peak_flops(card, "fp16") / (2 * param_count(m))
-        elif kind == "training_tps":  # 6N per token at 50% MFU
-            out["6ND@50%"] = 0.5 * peak_flops(card, "bf16") / (6 * param_count(m, active=True))
+        elif kind in ("training_tps", "finetune_tps"):  # 6N per token at 50% MFU, per GPU (× GPUs for a total)
+            per_gpu = 0.5 * peak_flops(card, "bf16") / (6 * param_count(m, active=True))
+            out["6ND@50%"] = per_gpu * (float(row.get("gpu_count") or 1) if row.get("scope") == "all_gpus" else 1)
         elif kind == "training_gpu_hours":  # 6ND at 50% MFU, llm-analysis's suggested flops efficiency
             flops = 6 * param_count(m, active=True) * float(_args(row.get("args"))["tokens"])
             out["6ND@50%"] = flops / (0.5 * peak_flops(card, "bf16")) / 3600

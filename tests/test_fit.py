@@ -115,7 +115,7 @@ def test_training_moe_counts_active_experts_and_runs_them_slower():
     # Qwen3-30B-A3B: 30.5B parameters, 3.3B active (model card): 6N counts the active ones
     assert hg.training_flops_per_token("Qwen3-30B-A3B", context=1) < 6 * 3.5e9
     cost = hg.speed.training_cost(hg.model("Qwen3-30B-A3B"), hg.gpu("H100 SXM"), "bf16", 4096, "none")
-    factors = {"train_util": 0.5, "train_act_bytes": 100.0, "train_moe_eff": 1.0}
+    factors = {**hg.speed.training_factors(hg.engine("megatron"), "bf16"), "train_moe_eff": 1.0}
     slower = hg.speed.training_token_seconds(cost, {**factors, "train_moe_eff": 0.5})
     assert slower > hg.speed.training_token_seconds(cost, factors)
 

