@@ -392,6 +392,7 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "train_attn_util": FRACTION,
         "train_comm_exposed": FRACTION,
         "train_layer_us": Col("float", nonnegative=True),
+        "train_goodput": FRACTION,
         "allreduce_efficiency": Col("float", required=True, low=0.01, high=1),
         "allreduce_latency_us": Col("float", nonnegative=True),
         "cpu_bw": FRACTION,
@@ -1412,6 +1413,7 @@ class Engine:
     train_attn_util: float | None
     train_comm_exposed: float | None
     train_layer_us: float | None
+    train_goodput: float | None
     allreduce_efficiency: float
     allreduce_latency_us: float | None
     cpu_bw: float | None
