@@ -24,6 +24,7 @@ import io
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -569,12 +570,16 @@ _MAX_NUMBER = 1e15  # larger than any byte count, price or GPU-hour figure the t
 _MAX_BYTES = 64 * 2**20  # a data table is a few hundred kB
 
 
-def _convert(value: str, col: Col, where: str) -> Any:
-    """Turn one CSV cell into a typed value, or raise DataError saying what is wrong and where."""
+def _convert(value: str, col: Col, where: Callable[[], i18n.Message]) -> Any:
+    """Turn one CSV cell into a typed value, or raise DataError saying what is wrong and where.
+
+    ``where`` builds the cell's place ("gpus.csv, row 5 (RTX 4090), column 'memory_gib'") only when a
+    message needs it: most cells are fine, and building a message per cell was most of the load time.
+    """
     text = value.strip()
     if text == "":
         if col.required:
-            raise DataError(i18n.msg("{where}: the value is required but empty", where=where))
+            raise DataError(i18n.msg("{where}: the value is required but empty", where=where()))
         return None
     try:
         if col.kind == "str":
@@ -597,20 +602,20 @@ def _convert(value: str, col: Col, where: str) -> Any:
         else:  # pragma: no cover - a schema typo
             raise AssertionError(col.kind)
     except ValueError:
-        raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where, text=text,
+        raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where(), text=text,
                                  kind=col.kind)) from None  # fmt: skip
     if col.kind in ("int", "float") and abs(out) > _MAX_NUMBER:
         raise DataError(i18n.msg("{where}: {text!r} is beyond {top:g}; no figure in these tables is that large",
-                                 where=where, text=text, top=_MAX_NUMBER))  # fmt: skip
+                                 where=where(), text=text, top=_MAX_NUMBER))  # fmt: skip
     if col.choices and out not in col.choices:
-        raise DataError(i18n.msg("{where}: {text!r} is not one of {choices}", where=where, text=text,
+        raise DataError(i18n.msg("{where}: {text!r} is not one of {choices}", where=where(), text=text,
                                  choices=", ".join(col.choices)))  # fmt: skip
     if col.positive and out <= 0:
-        raise DataError(i18n.msg("{where}: {text!r} must be greater than 0", where=where, text=text))
+        raise DataError(i18n.msg("{where}: {text!r} must be greater than 0", where=where(), text=text))
     if col.nonnegative and out < 0:
-        raise DataError(i18n.msg("{where}: {text!r} must not be negative", where=where, text=text))
+        raise DataError(i18n.msg("{where}: {text!r} must not be negative", where=where(), text=text))
     if col.low is not None and out < col.low or col.high is not None and out > col.high:
-        raise DataError(i18n.msg("{where}: {text!r} is outside {low}..{high}", where=where, text=text, low=col.low,
+        raise DataError(i18n.msg("{where}: {text!r} is outside {low}..{high}", where=where(), text=text, low=col.low,
                                  high=col.high))  # fmt: skip
     return out
 
@@ -685,8 +690,8 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
         first = cells[position[next(iter(schema))]].strip()
         row = {"_line": line}
         for column, col in schema.items():
-            where = i18n.msg("{file}, row {line} ({name}), column {column!r}", file=label, line=line, name=first,
-                             column=column)  # fmt: skip
+            where = functools.partial(i18n.msg, "{file}, row {line} ({name}), column {column!r}", file=label,
+                                      line=line, name=first, column=column)  # fmt: skip
             row[column] = _convert(cells[position[column]], col, where)
         rows.append(row)
     lines = [row.pop("_line") for row in rows]
@@ -831,6 +836,11 @@ def gpus() -> pd.DataFrame:
     nullable ``Int64``, so that it shows 24, not 24.0; a column with one fractional figure stays float
     (``bandwidth_gbs``: the RTX 4080's 716.8 GB/s; ``tdp_w``: the A16's 62.5 W per GPU).
     """
+    return _gpus_frame().copy()
+
+
+@functools.cache  # the planner asks for the catalog once per recommend; the conversion is the same each time
+def _gpus_frame() -> pd.DataFrame:
     return _whole_as_int(_table("gpus").copy())
 
 
@@ -1190,6 +1200,7 @@ class GPU:
 _VENDOR = re.compile(r"^(nvidia|geforce|tesla|quadro)+")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; the planner looks the same names up thousands of times
 def normalize_name(name: str) -> str:
     """The look-up key of a name: lower case, no spaces/hyphens/underscores/dots, no vendor prefix.
 
@@ -1406,13 +1417,19 @@ def closest_model(parameters: float) -> Model:
     ``parameters`` below 100,000 are read as billions ("7" and 7e9 both mean 7B). Used where a
     workload is given as a bare parameter count and an architecture is needed.
     """
-    from .architecture import param_count
-
     count = checks.number(parameters, "model", open_low=True, high=1e15, unit="parameters (or billions)")
     count = count * 1e9 if count < 1e5 else count
+    return lookup_model(min(_dense_counts(), key=lambda pair: abs(math.log(pair[1] / count)))[0])
+
+
+@functools.cache
+def _dense_counts() -> tuple[tuple[str, int], ...]:
+    """(name, parameter count) of each dense decoder-only catalog model, in the catalog's order."""
+    from .architecture import param_count
+
     table = models()
     dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]
-    return lookup_model(min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count))))
+    return tuple((name, param_count(lookup_model(name))) for name in dense["name"])
 
 
 def lookup_model(value: str | Model, argument: str = "model") -> Model:

@@ -18,6 +18,7 @@ currency, from the dated observations in data/prices.csv (or prices you pass).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -245,6 +246,7 @@ def is_module(card: str | GPU) -> bool:
     return _is_module(lookup_gpu(card, "card").name)
 
 
+@functools.cache  # a pure function of the catalog's form_factor column
 def _is_module(name: str) -> bool:
     """An SXM, OAM or superchip module, or another server module (Huawei's Ascend NPUs): sold on a server board,
     so its card price leaves the platform out."""
