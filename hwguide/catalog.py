@@ -1281,8 +1281,15 @@ def _split(text: str | None) -> tuple[str, ...]:
 
 
 @functools.cache
+def _gpu_rows() -> dict[str, dict[str, Any]]:
+    """Each row of gpus.csv by name, as plain Python values (read once, not re-indexed per card)."""
+    rows = _table("gpus").astype(object).to_dict("records")
+    return {r["name"]: {k: _plain(v) for k, v in r.items() if k != "name"} for r in rows}
+
+
+@functools.cache
 def _gpu_record(name: str) -> GPU:
-    row = {k: _plain(v) for k, v in _table("gpus").set_index("name").loc[name].items()}
+    row = dict(_gpu_rows()[name])
     row["aliases"] = _split(row["aliases"])
     row["sources"] = tuple(s for s in re.split(r"\s+;\s+|\s+", row["sources"] or "") if s)
     return GPU(name=name, **row)
