@@ -200,6 +200,16 @@ def build_system(
                                       "it, not gpus={count}", card=g.name, count=count))  # fmt: skip
         return _complete_machine(g, gpu_price)
     offload_gb = checks.number(offload_gb, "offload_gb", high=1e6, unit="GB")
+    # the planner completes the same card × count many times over (each need, each compromise): the platform
+    # is a pure function of these and of today's export status, so it is worked out once per day
+    return dict(_platform_for(g, count, data_scale, currency, gpu_price, offload_gb, _dt.date.today()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _platform_for(g: GPU, count: int, data_scale: str, currency: str, gpu_price: float | None, offload_gb: float,
+                  today: _dt.date) -> dict[str, Any]:  # fmt: skip
+    """:func:`build_system` for checked arguments (``today`` keys the export status it reports; never changed
+    in place: build_system returns a copy)."""
     sxm = _is_module(g.name)
     smallest = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
@@ -901,8 +911,7 @@ def _try_build(
                                                       needed=w["seconds_per_image"])))  # fmt: skip
         if "pretrain" in need:
             p = need["pretrain"]
-            days = training_time(p["model"], card, tokens=p["tokens"], gpus=count, precision=precision,
-                                 recompute="full").days  # fmt: skip
+            days = _training_days(p["model"], card, p["tokens"], count, precision)
             row["days"] = days
             row["score"] = 1 / days if math.isnan(row["score"]) else row["score"]
             if p["deadline_days"] and days > p["deadline_days"]:
@@ -981,6 +990,13 @@ def _try_build(
             parts.append(export[1])
         row["why"] = _joined(parts)
     return row
+
+
+@functools.lru_cache(maxsize=4096)
+def _training_days(model: Model, card: GPU, tokens: float, count: int, precision: str) -> float:
+    """Days to pre-train ``model`` on ``tokens`` with ``count`` × ``card`` (activation checkpointing): the same for
+    a need and each of its compromises, which change only the inference formats, so computed once."""
+    return training_time(model, card, tokens=tokens, gpus=count, precision=precision, recompute="full").days
 
 
 def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Mapping[str, Any],
