@@ -681,6 +681,7 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
         raise DataError(i18n.msg("{file}: columns differ from the schema (missing: {missing}; unexpected: {extra})",
                                  file=label, missing=missing or none, extra=extra or none))  # fmt: skip
     position = {c: header.index(c) for c in schema}
+    plain = {c for c, col in schema.items() if col == Col(required=col.required)}  # text with no rule but required
     rows = []
     for line, cells in body:
         if len(cells) != len(header):
@@ -690,6 +691,11 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
         first = cells[position[next(iter(schema))]].strip()
         row = {"_line": line}
         for column, col in schema.items():
+            if column in plain:  # most cells: text to keep as it is (what _convert does, without the call)
+                text = cells[position[column]].strip()
+                if text or not col.required:
+                    row[column] = text or None
+                    continue
             where = functools.partial(i18n.msg, "{file}, row {line} ({name}), column {column!r}", file=label,
                                       line=line, name=first, column=column)  # fmt: skip
             row[column] = _convert(cells[position[column]], col, where)

@@ -865,20 +865,9 @@ def _try_build(
     elif not system["platform_priced"]:
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
     row["link"] = default_link(card, gpus=count) if count > 1 else ""
-    labels = {
-        "image": i18n.msg("image generation"),
-        "inference": i18n.msg("inference"),
-        "finetune": i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", "")),
-        "pretrain": i18n.msg("pre-training"),
-    }
     currency_words = i18n.msg(currency)  # CNY is yuan in Chinese
     problems: list[tuple[str, Message]] = [
-        (
-            "does_not_fit",
-            i18n.msg("does not fit: {work} needs {gib:.1f} GiB per GPU", work=labels[k], gib=m.per_gpu_gib),
-        )  # fmt: skip
-        for k, m in memory.items()
-        if not m.fits(card, headroom=headroom)
+        ("does_not_fit", _misfit(k, m, need)) for k, m in memory.items() if not m.fits(card, headroom=headroom)
     ]
     row["per_gpu_gib"] = max(m.per_gpu_gib for m in memory.values())
     precision = "bf16" if card.bf16_tflops else "fp16"
@@ -992,6 +981,16 @@ def _try_build(
     return row
 
 
+def _misfit(kind: str, memory: Any, need: Mapping[str, Any]) -> Message:
+    """Why a part of the need (``kind``: inference, finetune, pretrain, image) does not fit: "does not fit: lora
+    fine-tuning needs 30.1 GiB per GPU" (made only for a build it does not fit)."""
+    work = {"image": i18n.msg("image generation"), "inference": i18n.msg("inference"),
+            "pretrain": i18n.msg("pre-training")}.get(kind)  # fmt: skip
+    if kind == "finetune":
+        work = i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", ""))
+    return i18n.msg("does not fit: {work} needs {gib:.1f} GiB per GPU", work=work, gib=memory.per_gpu_gib)
+
+
 @functools.lru_cache(maxsize=4096)
 def _training_days(model: Model, card: GPU, tokens: float, count: int, precision: str) -> float:
     """Days to pre-train ``model`` on ``tokens`` with ``count`` × ``card`` (activation checkpointing): the same for
@@ -1027,8 +1026,8 @@ def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Map
 def _rental(name: str, currency: str, market: str) -> Message | str:
     """The words ", or rent one: N per GPU-hour (date)" from the newest cloud price of card ``name`` in
     ``currency``; in China, a price of a cloud in China first (data/prices.csv ``region``)."""
-    table = price_table()
-    rows = table[(table["gpu"] == name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
+    table = _cloud_prices()
+    rows = table[(table["gpu"] == name) & (table["currency"] == currency)]
     if market == "china" and (rows["region"] == "China").any():
         rows = rows[rows["region"] == "China"]
     if rows.empty:
@@ -1037,6 +1036,13 @@ def _rental(name: str, currency: str, market: str) -> Message | str:
     return i18n.msg(", or rent one: {price:g} {currency} per GPU-hour ({date}, data/prices.csv)",
                     price=float(cloud["amount"]), currency=i18n.msg(currency),
                     date=str(cloud["date"])[:10])  # fmt: skip
+
+
+@functools.cache
+def _cloud_prices() -> pd.DataFrame:
+    """The cloud-hourly rows of data/prices.csv, in the file's order (read once, not filtered again per card)."""
+    table = price_table()
+    return table[table["kind"] == "cloud-hourly"]
 
 
 @functools.cache
