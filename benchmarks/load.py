@@ -151,9 +151,13 @@ async def _class(n: int) -> dict:
                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
     started = time.monotonic()
     try:
+        said = []
         for line in app.stdout:  # type: ignore[union-attr]
+            said.append(line)
             if line.startswith("hwguide: ready"):
                 break
+        else:
+            raise RuntimeError("the app stopped before it was ready: " + "".join(said[-5:]))
         ready_at = time.monotonic()
         server = [p for p in _tree(app.pid) if "hwguide.voila_app" in " ".join(p.cmdline())][0]
         cpu_before = sum(server.cpu_times()[:2])

@@ -24,6 +24,7 @@ import io
 import math
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -613,12 +614,16 @@ _MAX_BYTES = 64 * 2**20  # a data table is a few hundred kB
 _FIRST_DATE = _dt.date(1990, 1, 1)  # no dated row of these tables is older: an earlier date is a typo
 
 
-def _convert(value: str, col: Col, where: str) -> Any:
-    """Turn one CSV cell into a typed value, or raise DataError saying what is wrong and where."""
+def _convert(value: str, col: Col, where: Callable[[], i18n.Message]) -> Any:
+    """Turn one CSV cell into a typed value, or raise DataError saying what is wrong and where.
+
+    ``where`` builds the cell's place ("gpus.csv, row 5 (RTX 4090), column 'memory_gib'") only when a
+    message needs it: most cells are fine, and building a message per cell was most of the load time.
+    """
     text = value.strip()
     if text == "":
         if col.required:
-            raise DataError(i18n.msg("{where}: the value is required but empty", where=where))
+            raise DataError(i18n.msg("{where}: the value is required but empty", where=where()))
         return None
     try:
         if col.kind == "str":
@@ -643,7 +648,7 @@ def _convert(value: str, col: Col, where: str) -> Any:
         else:  # pragma: no cover - a schema typo
             raise AssertionError(col.kind)
     except ValueError:
-        raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where, text=text,
+        raise DataError(i18n.msg("{where}: {text!r} is not a valid {kind}", where=where(), text=text,
                                  kind=col.kind)) from None  # fmt: skip
     if col.kind == "date" and not _FIRST_DATE <= out <= _dt.date.today() + _dt.timedelta(days=31):
         raise DataError(i18n.msg("{where}: {text!r} is not a plausible date (from {first} to a month after today, "
@@ -651,16 +656,16 @@ def _convert(value: str, col: Col, where: str) -> Any:
                                  today=_dt.date.today()))  # fmt: skip
     if col.kind in ("int", "float") and abs(out) > _MAX_NUMBER:
         raise DataError(i18n.msg("{where}: {text!r} is beyond {top:g}; no figure in these tables is that large",
-                                 where=where, text=text, top=_MAX_NUMBER))  # fmt: skip
+                                 where=where(), text=text, top=_MAX_NUMBER))  # fmt: skip
     if col.choices and out not in col.choices:
-        raise DataError(i18n.msg("{where}: {text!r} is not one of {choices}", where=where, text=text,
+        raise DataError(i18n.msg("{where}: {text!r} is not one of {choices}", where=where(), text=text,
                                  choices=", ".join(col.choices)))  # fmt: skip
     if col.positive and out <= 0:
-        raise DataError(i18n.msg("{where}: {text!r} must be greater than 0", where=where, text=text))
+        raise DataError(i18n.msg("{where}: {text!r} must be greater than 0", where=where(), text=text))
     if col.nonnegative and out < 0:
-        raise DataError(i18n.msg("{where}: {text!r} must not be negative", where=where, text=text))
+        raise DataError(i18n.msg("{where}: {text!r} must not be negative", where=where(), text=text))
     if col.low is not None and out < col.low or col.high is not None and out > col.high:
-        raise DataError(i18n.msg("{where}: {text!r} is outside {low}..{high}", where=where, text=text, low=col.low,
+        raise DataError(i18n.msg("{where}: {text!r} is outside {low}..{high}", where=where(), text=text, low=col.low,
                                  high=col.high))  # fmt: skip
     return out
 
@@ -726,6 +731,7 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
         raise DataError(i18n.msg("{file}: columns differ from the schema (missing: {missing}; unexpected: {extra})",
                                  file=label, missing=missing or none, extra=extra or none))  # fmt: skip
     position = {c: header.index(c) for c in schema}
+    plain = {c for c, col in schema.items() if col == Col(required=col.required)}  # text with no rule but required
     rows = []
     for line, cells in body:
         if len(cells) != len(header):
@@ -735,8 +741,13 @@ def load_table(kind: str, path: str | os.PathLike[str] | None = None) -> pd.Data
         first = cells[position[next(iter(schema))]].strip()
         row = {"_line": line}
         for column, col in schema.items():
-            where = i18n.msg("{file}, row {line} ({name}), column {column!r}", file=label, line=line, name=first,
-                             column=column)  # fmt: skip
+            if column in plain:  # most cells: text to keep as it is (what _convert does, without the call)
+                text = cells[position[column]].strip()
+                if text or not col.required:
+                    row[column] = text or None
+                    continue
+            where = functools.partial(i18n.msg, "{file}, row {line} ({name}), column {column!r}", file=label,
+                                      line=line, name=first, column=column)  # fmt: skip
             row[column] = _convert(cells[position[column]], col, where)
         rows.append(row)
     lines = [row.pop("_line") for row in rows]
@@ -892,6 +903,11 @@ def gpus() -> pd.DataFrame:
     nullable ``Int64``, so that it shows 24, not 24.0; a column with one fractional figure stays float
     (``bandwidth_gbs``: the RTX 4080's 716.8 GB/s; ``tdp_w``: the A16's 62.5 W per GPU).
     """
+    return _gpus_frame().copy()
+
+
+@functools.cache  # the planner asks for the catalog once per recommend; the conversion is the same each time
+def _gpus_frame() -> pd.DataFrame:
     return _whole_as_int(_table("gpus").copy())
 
 
@@ -1266,6 +1282,7 @@ class GPU:
 _VENDOR = re.compile(r"^(nvidia|geforce|tesla|quadro)+")
 
 
+@functools.lru_cache(maxsize=8192)  # pure; the planner looks the same names up thousands of times
 def normalize_name(name: str) -> str:
     """The look-up key of a name: lower case, no spaces/hyphens/underscores/dots, no vendor prefix.
 
@@ -1346,8 +1363,15 @@ def _split(text: str | None) -> tuple[str, ...]:
 
 
 @functools.cache
+def _gpu_rows() -> dict[str, dict[str, Any]]:
+    """Each row of gpus.csv by name, as plain Python values (read once, not re-indexed per card)."""
+    rows = _table("gpus").astype(object).to_dict("records")
+    return {r["name"]: {k: _plain(v) for k, v in r.items() if k != "name"} for r in rows}
+
+
+@functools.cache
 def _gpu_record(name: str) -> GPU:
-    row = {k: _plain(v) for k, v in _table("gpus").set_index("name").loc[name].items()}
+    row = dict(_gpu_rows()[name])
     row["aliases"] = _split(row["aliases"])
     row["sources"] = tuple(s for s in re.split(r"\s+;\s+|\s+", row["sources"] or "") if s)
     return GPU(name=name, **row)
@@ -1493,13 +1517,22 @@ def closest_model(parameters: float) -> Model:
     ``parameters`` below 100,000 are read as billions ("7" and 7e9 both mean 7B). Used where a
     workload is given as a bare parameter count and an architecture is needed.
     """
-    from .architecture import param_count
-
     count = checks.number(parameters, "model", open_low=True, high=1e15, unit="parameters (or billions)")
     count = count * 1e9 if count < 1e5 else count
+    return lookup_model(min(_dense_counts(), key=lambda pair: abs(math.log(pair[1] / count)))[0])
+
+
+@functools.cache
+def _dense_counts() -> tuple[tuple[str, int], ...]:
+    """(name, parameter count) of each dense decoder-only catalog model, in the catalog's order."""
+    from .architecture import param_count
+
     table = models()
     dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]
-    return lookup_model(min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count))))
+    # a stand-in of today's shape: full attention on every layer and at least a 4,096-token context (MPT's
+    # 2,048 and the hybrids' linear-attention layers would make a bare count's memory and speed theirs)
+    fit = [lookup_model(name) for name in dense["name"]]
+    return tuple((m.name, param_count(m)) for m in fit if m.max_context >= 4096 and not m.linear_layers)
 
 
 def lookup_model(value: str | Model, argument: str = "model") -> Model:

@@ -140,13 +140,19 @@ def choice(value: object, name: str, choices: Iterable[Any]) -> Any:
     """The member of ``choices`` that ``value`` names (case-insensitive for text), or a ValueError
     listing the choices and the closest matches."""
     options = list(choices)
-    for option in options:
-        if isinstance(option, str) and isinstance(value, str) and value.strip().lower() == option.lower():
-            return option
-        if not isinstance(option, str) and not isinstance(value, (str, bool)) and _equal(value, option):
-            return option
-        if isinstance(option, bool) and value is option:
-            return option
+    if isinstance(value, str):  # text names a text option, ignoring case and outer spaces
+        wanted = value.strip().lower()
+        for option in options:
+            if isinstance(option, str) and wanted == option.lower():
+                return option
+    elif isinstance(value, bool):  # True and False name only themselves (not 1 and 0)
+        for option in options:
+            if option is value:
+                return option
+    else:
+        for option in options:
+            if not isinstance(option, str) and _equal(value, option):
+                return option
     shown = [str(o) for o in options]
     close = difflib.get_close_matches(str(value), shown, n=3, cutoff=0.5) if isinstance(value, str) else []
     if close:

@@ -161,10 +161,16 @@ def msg(key: str, /, **fields: Any) -> Message:
     """A :class:`Message` with id ``key`` (its English, ``{named}`` fields) and the fields' values."""
     if "context" in fields:
         raise KeyError("a message field may not be named 'context' (it is the catalog context): rename it")
-    missing = {name for _, name, _, _ in string.Formatter().parse(key) if name} - set(fields)
+    missing = _field_names(key) - fields.keys()
     if missing:
         raise KeyError(f"message {key!r} needs the fields {sorted(missing)}")
     return Message(key, dict(fields))
+
+
+@functools.lru_cache(maxsize=4096)
+def _field_names(key: str) -> frozenset[str]:
+    """The ``{named}`` fields of a message id (parsed once per id: the planner builds thousands of messages)."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(key) if name)
 
 
 def join(items: Iterable[Any], lang: str | None = None) -> str:

@@ -200,6 +200,16 @@ def build_system(
                                       "it, not gpus={count}", card=g.name, count=count))  # fmt: skip
         return _complete_machine(g, gpu_price)
     offload_gb = checks.number(offload_gb, "offload_gb", high=1e6, unit="GB")
+    # the planner completes the same card × count many times over (each need, each compromise): the platform
+    # is a pure function of these and of today's export status, so it is worked out once per day
+    return dict(_platform_for(g, count, data_scale, currency, gpu_price, offload_gb, _dt.date.today()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _platform_for(g: GPU, count: int, data_scale: str, currency: str, gpu_price: float | None, offload_gb: float,
+                  today: _dt.date) -> dict[str, Any]:  # fmt: skip
+    """:func:`build_system` for checked arguments (``today`` keys the export status it reports; never changed
+    in place: build_system returns a copy)."""
     sxm = _is_module(g.name)
     smallest = "server" if sxm or count > 4 else ("workstation" if count > 2 else "desktop")
     most = int(platform("server")["max_gpus"])
@@ -855,20 +865,9 @@ def _try_build(
     elif not system["platform_priced"]:
         row["build_price"] = math.nan  # a server platform has no sourced price: rank by GPU price after priced builds
     row["link"] = default_link(card, gpus=count) if count > 1 else ""
-    labels = {
-        "image": i18n.msg("image generation"),
-        "inference": i18n.msg("inference"),
-        "finetune": i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", "")),
-        "pretrain": i18n.msg("pre-training"),
-    }
     currency_words = i18n.msg(currency)  # CNY is yuan in Chinese
     problems: list[tuple[str, Message]] = [
-        (
-            "does_not_fit",
-            i18n.msg("does not fit: {work} needs {gib:.1f} GiB per GPU", work=labels[k], gib=m.per_gpu_gib),
-        )  # fmt: skip
-        for k, m in memory.items()
-        if not m.fits(card, headroom=headroom)
+        ("does_not_fit", _misfit(k, m, need)) for k, m in memory.items() if not m.fits(card, headroom=headroom)
     ]
     row["per_gpu_gib"] = max(m.per_gpu_gib for m in memory.values())
     precision = "bf16" if card.bf16_tflops else "fp16"
@@ -901,8 +900,7 @@ def _try_build(
                                                       needed=w["seconds_per_image"])))  # fmt: skip
         if "pretrain" in need:
             p = need["pretrain"]
-            days = training_time(p["model"], card, tokens=p["tokens"], gpus=count, precision=precision,
-                                 recompute="full").days  # fmt: skip
+            days = _training_days(p["model"], card, p["tokens"], count, precision)
             row["days"] = days
             row["score"] = 1 / days if math.isnan(row["score"]) else row["score"]
             if p["deadline_days"] and days > p["deadline_days"]:
@@ -983,6 +981,23 @@ def _try_build(
     return row
 
 
+def _misfit(kind: str, memory: Any, need: Mapping[str, Any]) -> Message:
+    """Why a part of the need (``kind``: inference, finetune, pretrain, image) does not fit: "does not fit: lora
+    fine-tuning needs 30.1 GiB per GPU" (made only for a build it does not fit)."""
+    work = {"image": i18n.msg("image generation"), "inference": i18n.msg("inference"),
+            "pretrain": i18n.msg("pre-training")}.get(kind)  # fmt: skip
+    if kind == "finetune":
+        work = i18n.msg("{method} fine-tuning", method=need.get("finetune", {}).get("method", ""))
+    return i18n.msg("does not fit: {work} needs {gib:.1f} GiB per GPU", work=work, gib=memory.per_gpu_gib)
+
+
+@functools.lru_cache(maxsize=4096)
+def _training_days(model: Model, card: GPU, tokens: float, count: int, precision: str) -> float:
+    """Days to pre-train ``model`` on ``tokens`` with ``count`` × ``card`` (activation checkpointing): the same for
+    a need and each of its compromises, which change only the inference formats, so computed once."""
+    return training_time(model, card, tokens=tokens, gpus=count, precision=precision, recompute="full").days
+
+
 def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Mapping[str, Any],
                      headroom: float) -> tuple[int | None, Any]:  # fmt: skip
     """How many layers of the inference model fit on one card when the whole model does not, where the
@@ -1011,8 +1026,8 @@ def _partial_offload(card: GPU, count: int, need: Mapping[str, Any], memory: Map
 def _rental(name: str, currency: str, market: str) -> Message | str:
     """The words ", or rent one: N per GPU-hour (date)" from the newest cloud price of card ``name`` in
     ``currency``; in China, a price of a cloud in China first (data/prices.csv ``region``)."""
-    table = price_table()
-    rows = table[(table["gpu"] == name) & (table["kind"] == "cloud-hourly") & (table["currency"] == currency)]
+    table = _cloud_prices()
+    rows = table[(table["gpu"] == name) & (table["currency"] == currency)]
     if market == "china" and (rows["region"] == "China").any():
         rows = rows[rows["region"] == "China"]
     if rows.empty:
@@ -1021,6 +1036,13 @@ def _rental(name: str, currency: str, market: str) -> Message | str:
     return i18n.msg(", or rent one: {price:g} {currency} per GPU-hour ({date}, data/prices.csv)",
                     price=float(cloud["amount"]), currency=i18n.msg(currency),
                     date=str(cloud["date"])[:10])  # fmt: skip
+
+
+@functools.cache
+def _cloud_prices() -> pd.DataFrame:
+    """The cloud-hourly rows of data/prices.csv, in the file's order (read once, not filtered again per card)."""
+    table = price_table()
+    return table[table["kind"] == "cloud-hourly"]
 
 
 @functools.cache

@@ -14,6 +14,7 @@ outputs and exports are reproducible.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import html
 import warnings
@@ -95,6 +96,13 @@ def _smallest_card(mem: Any) -> str | i18n.Message:
     return msg("none: needs several GPUs")
 
 
+# The tables below are pure functions of the committed data (and of the day, where prices or export
+# controls enter), so each is computed once per process and argument: repeated calls to
+# :func:`guide_tables`, in either language, reuse them. They are never changed in place (guide_tables
+# renders copies).
+
+
+@functools.cache
 def _performance() -> pd.DataFrame:
     inf = rank_gpus("inference").set_index("gpu")
     trn = rank_gpus("training").set_index("gpu")
@@ -127,6 +135,12 @@ def _performance() -> pd.DataFrame:
 
 
 def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd.DataFrame:
+    # without a day the ranking prices as of today: today is part of what the cached table depends on
+    return _value_on(currency, as_of, lang, _dt.date.today() if as_of is None else None)
+
+
+@functools.lru_cache(maxsize=16)
+def _value_on(currency: str, as_of: _dt.date | None, lang: str, today: _dt.date | None) -> pd.DataFrame:
     inf = value_ranking("inference", currency=currency, as_of=as_of, condition="any")
     trn = value_ranking("training", currency=currency, as_of=as_of, condition="any").set_index("gpu")
     day = inf.attrs.get("workload", {}).get("as_of") or str(as_of or _dt.date.today())
@@ -149,6 +163,7 @@ def _value(currency: str, as_of: _dt.date | None = None, lang: str = "en") -> pd
     return frame
 
 
+@functools.cache
 def _parameters() -> pd.DataFrame:
     columns = [
         "architecture",
@@ -172,6 +187,7 @@ def _parameters() -> pd.DataFrame:
     return frame
 
 
+@functools.cache
 def _training() -> pd.DataFrame:
     rows = []
     for size, name in SIZES.items():
@@ -211,6 +227,7 @@ def _training() -> pd.DataFrame:
     return frame
 
 
+@functools.cache
 def _finetune_inference() -> pd.DataFrame:
     rows = []
     for size, name in SIZES.items():
@@ -269,10 +286,21 @@ def _words(value: object, lang: str, context: str = "value") -> object:
     return i18n.label(value, lang, context=context)
 
 
+@functools.lru_cache(maxsize=4)
+def _scenario_results(today: _dt.date) -> tuple[dict[str, Any], ...]:
+    """:func:`evaluate_scenario` of the three scenarios, priced as of ``today`` (the planner prices builds with
+    the prices of the months before today); the same in every language."""
+    return tuple(evaluate_scenario(scenario) for scenario in ("individual", "team", "company"))
+
+
 def _configurations(lang: str) -> pd.DataFrame:
+    return _configurations_on(lang, _dt.date.today())
+
+
+@functools.lru_cache(maxsize=8)
+def _configurations_on(lang: str, on: _dt.date) -> pd.DataFrame:
     rows = []
-    for scenario in ("individual", "team", "company"):
-        result = evaluate_scenario(scenario)
+    for result in _scenario_results(on):
         checks = result["checks"].to_dict("records")
         today = _cheapest(result["today"].builds)
         if today is None:

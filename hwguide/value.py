@@ -18,8 +18,9 @@ currency, from the dated observations in data/prices.csv (or prices you pass).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
@@ -43,24 +44,35 @@ REFERENCE = "A100 SXM4 80GB"
 FITS = ("yes", "one_user_only", "does_not_fit")
 
 
-def _score_inference(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
+def _once(memo: dict[Any, Any], key: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()`` the first time ``key`` is asked for in ``memo``, the same answer after (an error is not kept:
+    it is raised again for the next card, as before)."""
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _score_inference(card: GPU, w: Mapping[str, Any], memo: dict[Any, Any]) -> dict[str, Any]:
     kw = dict(weights=w["weights"], context=w["context"], engine=w["engine"])
     single = decode_tokens_per_s(w["model"], card, batch=1, **kw)
     many = decode_tokens_per_s(w["model"], card, batch=w["batch"], **kw)
-    one_fits = inference_memory(w["model"], batch=1, **kw).fits(card)
-    all_fit = inference_memory(w["model"], batch=w["batch"], **kw).fits(card)
+    # the workload's memory does not depend on the card: computed once per ranking, checked against each card
+    one_fits = _once(memo, 1, lambda: inference_memory(w["model"], batch=1, **kw)).fits(card)
+    all_fit = _once(memo, w["batch"], lambda: inference_memory(w["model"], batch=w["batch"], **kw)).fits(card)
     fits = "yes" if all_fit else ("one_user_only" if one_fits else "does_not_fit")
     return {"tokens_per_s_1_user": single, f"tokens_per_s_{w['batch']}_users": many,
             "raw": math.sqrt(single * many), "fits": fits}  # fmt: skip
 
 
-def _score_training(card: GPU, w: Mapping[str, Any]) -> dict[str, Any]:
+def _score_training(card: GPU, w: Mapping[str, Any], memo: dict[Any, Any]) -> dict[str, Any]:
     m = lookup_model(w["model"], "workload")
     precision = "bf16" if card.bf16_tflops else "fp16"
     tokens_per_s = training_tokens_per_s(m, card, context=w["context"], precision=precision,
                                          recompute=w.get("recompute", "none"), engine=w["engine"])  # fmt: skip
-    fits = training_memory(m, batch=w["batch"], context=w["context"], recompute=w.get("recompute", "none"),
-                           precision="bf16-mixed" if precision == "bf16" else "fp16-mixed").fits(card)  # fmt: skip
+    memory = _once(memo, precision, lambda: training_memory(
+        m, batch=w["batch"], context=w["context"], recompute=w.get("recompute", "none"),
+        precision="bf16-mixed" if precision == "bf16" else "fp16-mixed"))  # fmt: skip
+    fits = memory.fits(card)
     return {"precision": precision, "training_tokens_per_s": tokens_per_s, "raw": tokens_per_s,
             "fits": "yes" if fits else "does_not_fit"}  # fmt: skip
 
@@ -94,13 +106,27 @@ def rank_gpus(
     fits the card's memory (10% headroom), as a code of :data:`FITS`.
     """
     task = checks.choice(task, "task", ("inference", "training"))
+    if workload is None and reference == REFERENCE and cards is None:  # the guide's ranking: computed once
+        return _standard_ranking(task).copy()
+    return _ranking(task, workload=workload, reference=reference, cards=cards)
+
+
+@functools.cache
+def _standard_ranking(task: str) -> pd.DataFrame:
+    """:func:`rank_gpus` of the whole catalog on the reference workload and card (a pure function of the data)."""
+    return _ranking(task, workload=None, reference=REFERENCE, cards=None)
+
+
+def _ranking(task: str, *, workload: Mapping[str, Any] | None, reference: str, cards: list[str] | None,
+             ) -> pd.DataFrame:  # fmt: skip
     w = _workload(task, workload)
     scorer = _score_inference if task == "inference" else _score_training
     names = checks.names(cards, "cards") if cards is not None else list(gpus()["name"])
     chosen = [lookup_gpu(name, "cards") for name in names]
     ref_card = lookup_gpu(reference, "reference")
+    memo: dict[Any, Any] = {}  # the workload's memory, the same for every card
     try:
-        ref_raw = scorer(ref_card, w)["raw"]
+        ref_raw = scorer(ref_card, w, memo)["raw"]
     except ValueError as err:
         raise ValueError(
             i18n.msg("reference={reference!r} cannot be scored: {error}", reference=reference, error=_said(err))
@@ -108,7 +134,7 @@ def rank_gpus(
     rows = []
     for card in chosen:
         try:
-            rows.append({"gpu": card.name, **scorer(card, w), "note": ""})
+            rows.append({"gpu": card.name, **scorer(card, w, memo), "note": ""})
         except ValueError as err:
             rows.append({"gpu": card.name, "raw": math.nan, "fits": "", "note": _said(err)})
     frame = pd.DataFrame(rows)
@@ -245,6 +271,7 @@ def is_module(card: str | GPU) -> bool:
     return _is_module(lookup_gpu(card, "card").name)
 
 
+@functools.cache  # a pure function of the catalog's form_factor column
 def _is_module(name: str) -> bool:
     """An SXM, OAM or superchip module, or another server module (Huawei's Ascend NPUs): sold on a server board,
     so its card price leaves the platform out."""

@@ -82,7 +82,7 @@ KNOWN_GAPS = {
     "A10G": {"year", "fp32_tflops", "fp16_tflops", "bf16_tflops", "pcie_gen"},  # AWS-only; sources conflict
     "H800 SXM": {"fp32_tflops", "pcie_gen"},  # NVIDIA's H800 datasheet was not readable
     "H20": {"pcie_gen"},  # no public NVIDIA datasheet
-    # research/2026-12-01: what the sources read do not give (each row's notes say so)
+    # added 2026-12-01: what the sources read do not give (each row's notes say so)
     "MI250X": {"year"},
     "Gaudi 3": {"fp32_tflops"},
     "DGX Spark": {"fp16_tflops", "bf16_tflops", "pcie_gen"},  # NVIDIA publishes only the FP4 petaflop
@@ -108,7 +108,7 @@ KNOWN_GAPS = {
     "Ryzen AI Max+ 395 128GB": {"pcie_gen"},  # a laptop / mini-PC SoC: no host link
     "Ascend 910B": {"year", "fp32_tflops", "pcie_gen"},
     "Ascend 910C": {"fp32_tflops", "tdp_w", "pcie_gen"},
-    # research/2026-12-02 (issue 27), the Chinese accelerators: Huawei's modelling profiles give cube (matrix)
+    # added 2026-12-02 (issue 27), the Chinese accelerators: Huawei's modelling profiles give cube (matrix)
     # peaks only, so no non-tensor FP32; the other vendors' figures are press copies or withheld (row notes)
     "Ascend 910B 313T": {"year", "memory_type", "fp32_tflops", "pcie_gen"},
     "Ascend 910B 280T": {"year", "memory_type", "fp32_tflops", "tdp_w", "pcie_gen"},

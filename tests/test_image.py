@@ -49,8 +49,11 @@ def test_published_counts():
     assert dev - schnell == 10_229_760
 
 
-# Published file sizes (research/2026-12-01/issue16/image_models.csv): the diffusers index totals,
-# city96's GGUF files and the SDXL fp16 UNet.
+# Published file sizes: the diffusers index total of FLUX.1-dev (exo-explore/exo @b5375f8c,
+# resources/image_model_cards/exolabs--FLUX.1-dev.toml, components.storage_size), city96's GGUF files
+# (utensils/mold @a34ff7a0, crates/mold-core/src/manifest.rs) and the SDXL fp16 UNet (the Git-LFS pointer of
+# unet/diffusion_pytorch_model.fp16.safetensors in stabilityai/stable-diffusion-xl-base-1.0, as cloned in
+# andrewcchoi/stabilityai-stable-diffusion-xl-base-1.0 @bf714989).
 FILES = [
     ("FLUX.1-dev", "bf16", 23_802_816_640),
     ("FLUX.1-dev", "Q8_0", 12_708_281_504),

@@ -1,12 +1,17 @@
-"""Turn the researched image benchmarks (image_bench.csv) into data/image_measurements.csv.
+"""Turn the published image-generation timings (tools/image_bench.csv) into data/image_measurements.csv.
 
-Each researched row keeps its id, source, date and notes; this script only names the kit's model,
-card, engine class and weight format for it, or says why the row cannot be used. Run from the
-repository root: ``python research/2026-12-01/issue16/curate_image_bench.py``.
+``image_bench.csv`` holds each timing as read from its source (the ``source`` column), in the source's
+own words for model, card, software and weights. Each row keeps its id, source, date and notes; this
+script only names the kit's model, card, engine class and weight format for it, or says why the row
+cannot be used. Offline; run from the repository root:
+
+    python tools/curate_image_bench.py                 # rewrites data/image_measurements.csv
+    python tools/curate_image_bench.py --out other.csv # writes elsewhere (to compare)
 """
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -15,7 +20,7 @@ import pandas as pd
 import hwguide as hg
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+ROOT = HERE.parent
 
 MODELS = {
     "SD 1.5": "Stable Diffusion 1.5",
@@ -79,6 +84,10 @@ def weights(text: str) -> tuple[str | None, str]:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "data" / "image_measurements.csv",
+                        help="where to write (default: data/image_measurements.csv)")  # fmt: skip
+    args = parser.parse_args()
     raw = pd.read_csv(HERE / "image_bench.csv")
     rows = []
     for r in raw.itertuples(index=False):
@@ -141,7 +150,7 @@ def main() -> None:
             }
         )
     out = pd.DataFrame(rows)
-    out.to_csv(ROOT / "data" / "image_measurements.csv", index=False, lineterminator="\n")
+    out.to_csv(args.out, index=False, lineterminator="\n")
     used = out[out.excluded_because == ""]
     print(f"{len(out)} rows, {len(used)} usable; by engine:\n{used.engine.value_counts()}")
     print(out[out.excluded_because != ""].excluded_because.value_counts().head(20))
