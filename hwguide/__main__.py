@@ -44,7 +44,12 @@ def _parser() -> argparse.ArgumentParser:
     export.add_argument("--no-charts", action="store_true", help="leave the charts out of the HTML and PDF")
     page = sub.add_parser("html", help="write a course notebook as one offline HTML page (no CDN, formulas as MathML)")
     page.add_argument("notebook", help="the notebook, e.g. notebooks/03_inference_memory.ipynb")
-    page.add_argument("--out", default=None, help="the HTML file (default: the notebook's name with .html, here)")
+    page.add_argument(
+        "--out",
+        default=None,
+        help="a folder or an .html file (default: next to the notebook, named "
+        "by it and its language: 03_inference_memory.zh.html)",
+    )
     app = sub.add_parser("app", help="serve the calculators to a classroom with Voilà (offline, preheated kernels)")
     app.add_argument("--port", type=int, default=8866, help="port (default: 8866)")
     app.add_argument("--ip", default="127.0.0.1", help="address to listen on; 0.0.0.0 for a classroom network")

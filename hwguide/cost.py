@@ -131,7 +131,9 @@ def token_cost(
     years = checks.number(years, "years", open_low=True, high=50, unit="years")
     utilization = checks.fraction(utilization, "utilization")
     pue = checks.number(pue, "pue", low=1.0, high=5.0)
-    day = None if as_of is None else checks.date(as_of, "as_of")
+    from .value import price_day
+
+    day = None if as_of is None else price_day(as_of)
     need = inference_memory(m, weights=weights, batch=users, context=context, engine=engine)
     if not need.fits(g):
         raise ValueError(i18n.msg("{model} does not fit one {card} for {users} users: {gib:.1f} GiB per GPU",

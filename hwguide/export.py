@@ -260,6 +260,33 @@ def _existing_ancestor(path: Path) -> Path:
     return Path(".")
 
 
+_STAGING = ".hwguide-export-"  # + the exporting process's id: a folder whose process is gone is a leftover
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def _sweep(parent: Path) -> None:
+    """Delete the staging folders an earlier export left in ``parent`` when it was killed (its process is gone)."""
+    with contextlib.suppress(OSError):
+        for old in parent.glob(_STAGING + "*"):
+            pid = old.name[len(_STAGING) :].split("-")[0]
+            if old.is_dir() and pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+                shutil.rmtree(old, ignore_errors=True)
+
+
+def _mkdtemp(parent: Path) -> Path:
+    _sweep(parent)
+    return Path(tempfile.mkdtemp(dir=parent, prefix=f"{_STAGING}{os.getpid()}-"))
+
+
 def _staging_folder(folder: Path) -> Path:
     """A fresh temporary folder on the output folder's file system, beside it where possible.
 
@@ -272,11 +299,11 @@ def _staging_folder(folder: Path) -> Path:
         parent = absolute.parent
         try:
             if parent != absolute and os.stat(parent).st_dev == os.stat(absolute).st_dev:
-                return Path(tempfile.mkdtemp(dir=parent, prefix=".hwguide-export-"))
+                return _mkdtemp(parent)
         except OSError:
             pass
-        return Path(tempfile.mkdtemp(dir=absolute, prefix=".hwguide-export-"))
-    return Path(tempfile.mkdtemp(dir=_existing_ancestor(absolute.parent), prefix=".hwguide-export-"))
+        return _mkdtemp(absolute)
+    return _mkdtemp(_existing_ancestor(absolute.parent))
 
 
 def _commit(staged: Path, folder: Path, names: Sequence[str]) -> None:
@@ -426,7 +453,9 @@ def export_guide(
     The arguments are checked before anything is computed; see :func:`export_tables` for the rest.
     """
     folder = _check_output(out, formats, lang, currency, charts)[0]
-    day = None if as_of is None else checks.date(as_of, "as_of")
+    from .value import price_day
+
+    day = None if as_of is None else price_day(as_of)
     try:  # a folder that cannot be written fails now, not after the tables are computed
         shutil.rmtree(_staging_folder(folder), ignore_errors=True)
     except OSError as err:
@@ -453,22 +482,52 @@ def _mathml(markdown: str) -> str:
     return _INLINE_MATH.sub(inline, _DISPLAY_MATH.sub(display, markdown))
 
 
+def notebook_language(notebook: Path) -> str:
+    """The language a course notebook is written in: zh for the Chinese twins (``notebooks/zh/``), else en."""
+    return "zh" if "zh" in Path(notebook).parent.parts else "en"
+
+
 def notebook_html(notebook: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
     """Write a course notebook as one offline HTML page and return its path.
 
     Unlike ``jupyter nbconvert --to html``, the page asks no other host: no require.js, MathJax or
     mermaid from a CDN (the ``hwguide`` template in ``hwguide/jupyter/nbconvert``), formulas turned
-    into MathML, and each calculator shown by the static view saved with it. ``out`` defaults to
-    the notebook's name with ``.html`` in the current folder.
+    into MathML, and each calculator shown by the static view saved with it. The page is named by the
+    notebook and its language (``03_inference_memory.zh.html``) and written next to the notebook, or
+    into ``out`` when that is a folder, or to ``out`` itself when it names an ``.html`` file. Where it
+    goes is checked before the (slow) conversion; the file is written whole or not at all.
     """
+    import json
+
     import nbformat
     from nbconvert import HTMLExporter
 
     src = Path(notebook)
     if src.suffix != ".ipynb" or not src.is_file():
-        raise ValueError(f"notebook={str(notebook)!r} is not a notebook file (.ipynb) that exists")
-    target = Path(out) if out is not None else Path(src.with_suffix(".html").name)
-    nb = nbformat.read(src, as_version=4)
+        raise ValueError(i18n.msg("notebook={notebook!r} is not a notebook file (.ipynb) that exists",
+                                  notebook=str(notebook)))  # fmt: skip
+    name = f"{src.stem}.{notebook_language(src)}.html"
+    if out is None:
+        target = src.parent / name
+    else:
+        given = Path(out)
+        target = given / name if given.is_dir() or given.suffix.lower() != ".html" else given
+    if target.is_dir():
+        raise ValueError(i18n.msg("out={out!r}: {target} is a folder; give a file name ending in .html or a folder",
+                                  out=str(out), target=str(target)))  # fmt: skip
+    parent = _existing_ancestor(target.parent.absolute())
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ValueError(i18n.msg("out={out!r}: {folder} cannot be written; choose another folder",
+                                  out=str(out if out is not None else target), folder=str(parent)))  # fmt: skip
+    try:
+        nb = nbformat.read(src, as_version=4)
+        nbformat.validate(nb)
+    except (json.JSONDecodeError, UnicodeDecodeError, nbformat.ValidationError, AttributeError, KeyError,
+            TypeError, ValueError) as err:  # fmt: skip
+        reason = " ".join(str(err).split())[:200]
+        raise ValueError(i18n.msg("notebook={notebook!r} is not a Jupyter notebook this kit can read ({reason}); "
+                                  "open it in JupyterLab and save it again", notebook=str(notebook),
+                                  reason=reason)) from None  # fmt: skip
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = _mathml(cell.source)
@@ -476,8 +535,14 @@ def notebook_html(notebook: str | os.PathLike[str], out: str | os.PathLike[str] 
     templates = str(Path(__file__).resolve().parent / "jupyter" / "nbconvert" / "templates")
     exporter = HTMLExporter(template_name="hwguide", extra_template_basedirs=[templates])
     body, _ = exporter.from_notebook_node(nb)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".part")
-    partial.write_text(body, encoding="utf-8")
-    partial.replace(target)  # all or nothing
+    partial = target.with_name(f".{target.name}.{os.getpid()}.part")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(body, encoding="utf-8")
+        partial.replace(target)  # all or nothing
+    except OSError as err:
+        raise ValueError(i18n.msg("out={out!r}: could not write {target} ({reason})", out=str(out or target),
+                                  target=str(target), reason=err.strerror or type(err).__name__)) from None  # fmt: skip
+    finally:
+        partial.unlink(missing_ok=True)
     return target

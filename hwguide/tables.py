@@ -388,7 +388,9 @@ def guide_tables(lang: str | None = None, *, currency: str = "CNY", as_of: str |
     """
     lang = i18n.resolve(lang)
     currency = checks.currency(currency)
-    day = None if as_of is None else checks.date(as_of, "as_of")
+    from .value import price_day
+
+    day = None if as_of is None else price_day(as_of)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # contexts beyond a model's maximum are expected in sweeps
         tables = [

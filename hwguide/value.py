@@ -159,6 +159,25 @@ _CONDITION_KINDS = {
 PRICE_COLUMNS = ("gpu", "date", "currency", "amount", "kind")
 
 
+def price_day(value: object, name: str = "as_of") -> _dt.date:
+    """``value`` as the day to price cards on: a date (``YYYY-MM-DD``) from the first price on record
+    (data/prices.csv) to today. A day outside that span would price nothing, and a handout would come out
+    with no prices and no word why: a mistyped year gets a clear error instead."""
+    day = checks.date(value, name)
+    first, today = _first_price_day(), _dt.date.today()
+    if not first <= day <= today:
+        raise ValueError(i18n.msg("{name}={value!r}: prices are on record from {first} to today ({today}); choose a "
+                                  "day in between", name=name, value=str(value), first=first, today=today))  # fmt: skip
+    return day
+
+
+@functools.cache
+def _first_price_day() -> _dt.date:
+    from .catalog import prices
+
+    return min(prices()["date"])
+
+
 def price_rows(prices: pd.DataFrame | Mapping[str, float] | None, currency: str) -> pd.DataFrame:
     """The price observations to use: the catalog's, or yours as a {gpu: amount} dict in ``currency``
     (dated today; for an SXM/OAM module, the price per GPU of a complete server) or a DataFrame shaped like
@@ -311,7 +330,7 @@ def value_ranking(
     """
     currency = checks.currency(currency)
     condition = checks.choice(condition, "condition", _CONDITION_KINDS)
-    day = checks.date(as_of, "as_of") if as_of is not None else _dt.date.today()
+    day = price_day(as_of) if as_of is not None else _dt.date.today()
     window_months = checks.whole(window_months, "window_months", high=1200)
     convert = checks.flag(convert, "convert")
     table = price_rows(prices, currency)
