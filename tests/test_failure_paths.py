@@ -99,3 +99,9 @@ def test_a_killed_exports_staging_folder_is_swept_by_the_next(tmp_path):
     hg.export_guide(out=tmp_path / "guide", formats="csv")
     assert not left.exists()
     assert [p.name for p in tmp_path.iterdir()] == ["guide"]
+
+
+def test_a_server_module_alone_still_gets_its_power_and_says_why_it_has_no_price():
+    build = hg.build_system("Ascend 910B", 1)
+    assert build["power_w"] > 0 and build["psu_w"] > 0  # it was NaN
+    assert "not sold as single cards" in str(build["notes"])
