@@ -1412,7 +1412,12 @@ def closest_model(parameters: float) -> Model:
     count = count * 1e9 if count < 1e5 else count
     table = models()
     dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]
-    return lookup_model(min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n)) / count))))
+    # plain transformers only: a hybrid (Mamba-2 or linear-attention layers) does not stand in
+    dense = dense[dense["name"].map(lambda n: lookup_model(n).attention_layers == lookup_model(n).layers)]
+    # a dense model's active count is its language model's (a vision tower is not read per token)
+    return lookup_model(
+        min(dense["name"], key=lambda n: abs(math.log(param_count(lookup_model(n), active=True) / count)))
+    )
 
 
 def lookup_model(value: str | Model, argument: str = "model") -> Model:
