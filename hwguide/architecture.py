@@ -83,10 +83,10 @@ BIASED_TYPES = {"bert", "roberta", "gpt2", "gpt3", "gptj", "gpt_neox", "opt", "b
 QKV_BIAS_TYPES = {"qwen2", "qwen2_moe"}
 # Families that normalise queries and keys per head (an RMSNorm of head_dim weights each): Qwen3
 # (transformers models/qwen3/modeling_qwen3.py, q_norm / k_norm) and Gemma 3 (modeling_gemma3.py).
-QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_vl_text"}
+QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_vl_text", "qwen3_5_text", "qwen3_5_moe_text"}
 # Families whose full-attention layers gate their output with a second query-sized projection (q_proj
 # twice as wide): Qwen3-Next (transformers models/qwen3_next/modular_qwen3_next.py, Qwen3NextAttention).
-GATED_ATTENTION_TYPES = {"qwen3_next"}
+GATED_ATTENTION_TYPES = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}  # Qwen3.5: attn_output_gate
 # Families with four norms per block (pre- and post-norm around attention and the MLP): Gemma 2/3.
 FOUR_NORM_TYPES = {"gemma2", "gemma3_text"}
 # Families whose blocks hold one mixer each (Mamba-2, attention, MLP or MoE) behind one RMSNorm:
@@ -990,7 +990,7 @@ def vision_tensors(config: Mapping[str, Any], text_hidden: int, label: str = "co
         if vision.get("vision_use_head", True):  # SiglipMultiheadAttentionPoolingHead
             tower += h + 3 * h * h + 3 * h + h * h + h + 2 * h + 2 * h * f + f + h
         projector = h * text_hidden + h  # Gemma 3: mm_input_projection_weight and mm_soft_emb_norm
-    elif kind == "qwen3_vl":
+    elif kind in ("qwen3_vl", "qwen3_5", "qwen3_5_moe"):  # Qwen3.5 keeps Qwen3-VL's tower, without DeepStack
         h, f, depth = size("hidden_size"), size("intermediate_size"), size("depth")
         patch, frames, channels = size("patch_size"), size("temporal_patch_size", 2), size("in_channels", 3)
         merged, out = h * size("spatial_merge_size", 2) ** 2, size("out_hidden_size")

@@ -182,3 +182,25 @@ def test_deepseek_v3_2_attends_to_2048_tokens():
     assert _flops_per_token(m, 200_000) - _flops_per_token(m, 100_000) == 2 * 61 * 64 * 128 * 100_000
     v3 = hg.model("DeepSeek-V3")
     assert _flops_per_token(v3, 200_000) - _flops_per_token(v3, 100_000) == 4 * 61 * 128 * 192 * 100_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Qwen3.5 (Gated DeltaNet hybrids with Qwen3-VL's vision tower)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "published"),
+    [("Qwen3.5-27B", 27_356_728_560), ("Qwen3.5-35B-A3B", 35_107_181_936)],  # keras-hub presets
+)
+def test_qwen3_5_counts_equal_keras_hub(name, published):
+    assert param_count(name) == published
+
+
+def test_qwen3_5_27b_caches_a_quarter_of_its_layers():
+    m = hg.model("Qwen3.5-27B")
+    assert (m.layers, m.linear_layers, m.attention_layers) == (64, 48, 16)
+    assert hg.kv_cache_bytes(m, 1) == 16 * 2 * 4 * 256 * 2  # 4 KV heads of 256, fp16
+    # 48 DeltaNet layers: 48 value heads × 128 × 128 and 3 × (2 × 16 × 128 + 48 × 128) convolution inputs
+    assert m.state_elements() == 48 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128))
+    assert param_count(m, active=True) == 27_356_728_560 - _vision(m)
