@@ -89,9 +89,6 @@ QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_vl_te
 GATED_ATTENTION_TYPES = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}  # Qwen3.5: attn_output_gate
 # Families with four norms per block (pre- and post-norm around attention and the MLP): Gemma 2/3.
 FOUR_NORM_TYPES = {"gemma2", "gemma3_text"}
-# Families whose blocks hold one mixer each (Mamba-2, attention, MLP or MoE) behind one RMSNorm:
-# NVIDIA Nemotron-H (transformers models/nemotron_h, NemotronHBlock: norm + mixer).
-ONE_NORM_TYPES = {"nemotron_h"}
 # Routers that carry a per-expert score-correction bias whatever the config says (transformers
 # DeepseekV3TopkRouter.e_score_correction_bias, reused by NemotronHTopkRouter and Glm4MoeTopkRouter).
 ROUTER_BIAS_TYPES = {"nemotron_h", "glm4_moe"}
@@ -1018,9 +1015,11 @@ def _model_of(model: Model | str, argument: str = "model") -> Model:
 def tensors(model: Model | str) -> tuple[Tensor, ...]:
     """Every weight tensor of ``model`` (a :class:`Model` or a catalog name), in GGUF-like naming.
 
-    Covers embeddings (and learned positions), each block's attention (MHA/GQA/MQA/MLA) and
-    feed-forward (plain, gated or mixture-of-experts), norms, biases and the output head (absent
-    when tied to the embedding). Multi-token-prediction modules (DeepSeek-V3) are not counted,
+    Covers embeddings (and learned positions), each block's attention (MHA/GQA/MQA/MLA, with
+    DeepSeek-V3.2's indexer), linear attention (Gated DeltaNet) or Mamba-2 mixer and feed-forward
+    (plain, gated or mixture-of-experts; Nemotron-H blocks hold one of these each), norms, biases,
+    the output head (absent when tied to the embedding) and a multimodal model's vision tower and
+    projector (kind "vision"). Multi-token-prediction modules (DeepSeek-V3, Qwen3.5) are not counted,
     as in the published 671B.
     """
     return _tensors(_model_of(model))
@@ -1041,7 +1040,7 @@ def _tensors(model: Model) -> tuple[Tensor, ...]:
     blocks = block_types(m.config, m.name)
     moe = _moe_layers(m.config, m.model_type, m.layers, m.name) if m.experts and not blocks else frozenset()
     linear = linear_layer_indices(m.config, m.layers, m.name) if m.linear_layers else frozenset()
-    for i, kind in enumerate(blocks):  # Nemotron-H: a norm and one mixer per block
+    for i, kind in enumerate(blocks):  # Nemotron-H: one RMSNorm and one mixer per block (NemotronHBlock)
         mixer = {"mamba": _mamba2, "attention": _attention}.get(kind)
         out += mixer(m, i) if mixer else _feed_forward(m, i, kind == "moe")
         out.append(Tensor(f"blk.{i}.norms", "norm", norm, i))
