@@ -233,7 +233,12 @@ class Model:
         nk, nv = self.linear_key_heads or 0, self.linear_value_heads or 0
         dk, dv = self.linear_key_head_dim or 0, self.linear_value_head_dim or 0
         conv = ((self.conv_kernel or 1) - 1) * (2 * nk * dk + nv * dv)
-        return self.linear_layers * (nv * dk * dv + conv)
+        return self.recurrent_state_elements() + self.linear_layers * conv
+
+    def recurrent_state_elements(self) -> int:
+        """The recurrent part of :meth:`state_elements`: value heads × key head dim × value head dim per layer."""
+        dk, dv = self.linear_key_head_dim or 0, self.linear_value_head_dim or 0
+        return self.linear_layers * (self.linear_value_heads or 0) * dk * dv
 
     @property
     def is_moe(self) -> bool:

@@ -259,17 +259,29 @@ def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str 
     return int(cached * per_token_layer * size * batch)
 
 
+# Families whose recurrent (SSM) state vLLM keeps in the config's mamba_ssm_cache_dtype, float32 when the config
+# names none: "Only `float32` is known to have no accuracy issues by default" (vllm/model_executor/models/config.py,
+# NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype; docs.vllm.ai API reference). Their convolution window
+# stays in the model's dtype.
+FP32_SSM_STATE_TYPES = {"nemotron_h"}
+SSM_STATE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0}
+
+
 def state_bytes(model: Model | str, *, batch: int = 1, kv: str = "fp16") -> int:
-    """Bytes of the fixed-size state the linear-attention layers of a hybrid model keep, ``batch`` sequences.
+    """Bytes of the fixed-size state the linear-attention or Mamba-2 layers of a hybrid keep, ``batch`` sequences.
 
     :meth:`Model.state_elements` values per sequence (recurrent state and convolution window), at the KV
-    cache's bytes per value (the kit's assumption: engines keep this state in the model's dtype or wider).
-    It does not grow with the context. 0 for a model without linear-attention layers.
+    cache's bytes per value (the kit's assumption: engines keep this state in the model's dtype or wider),
+    except a Nemotron-H's recurrent state, which vLLM keeps in ``mamba_ssm_cache_dtype`` (float32 unless the
+    config says otherwise). It does not grow with the context. 0 for a model without such layers.
     """
     m = lookup_model(model)
     batch = checks.whole(batch, "batch")
     size = KV_DTYPES[checks.choice(kv, "kv", KV_DTYPES)]
-    return int(m.state_elements() * size * batch)
+    recurrent, ssm = m.recurrent_state_elements(), size
+    if m.model_type in FP32_SSM_STATE_TYPES:
+        ssm = SSM_STATE_BYTES.get(str(m.config.get("mamba_ssm_cache_dtype") or "float32").lower(), 4.0)
+    return int((recurrent * ssm + (m.state_elements() - recurrent) * size) * batch)
 
 
 # ---------------------------------------------------------------------------------------------

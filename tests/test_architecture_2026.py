@@ -43,7 +43,17 @@ def test_nemotron_h_caches_keys_on_its_attention_blocks_and_a_state_in_its_mamba
     # per Mamba-2 block: 256 heads × 64 × 256 state + (4 − 1) × (16,384 + 2 × 8 × 256) convolution inputs
     assert m.state_elements() == 54 * (256 * 64 * 256 + 3 * (16384 + 2 * 8 * 256))
     memory = hg.inference_memory(m, weights="fp8", context=8192, batch=2)
-    assert memory.parts["state"] == hg.state_bytes(m, batch=2) == 2 * 2 * m.state_elements()
+    # vLLM keeps a Nemotron-H's recurrent state in fp32 (mamba_ssm_cache_dtype, float32 by default), the
+    # convolution window in the kv format (fp16 here)
+    recurrent = 54 * 256 * 64 * 256
+    assert m.recurrent_state_elements() == recurrent
+    assert (
+        memory.parts["state"]
+        == hg.state_bytes(m, batch=2)
+        == 2 * (4 * recurrent + 2 * (m.state_elements() - recurrent))
+    )
+    bf16 = hg.from_hf_config(dict(m.config, mamba_ssm_cache_dtype="bfloat16"))
+    assert hg.state_bytes(bf16) == 2 * m.state_elements()
 
 
 def test_nemotron_3_nano_matches_the_released_weights():
