@@ -966,8 +966,10 @@ def vision_tensors(config: Mapping[str, Any], text_hidden: int, label: str = "co
     (``siglip_vision_model``, Gemma 3; transformers SiglipVisionModel, with Gemma 3's projector
     ``mm_input_projection_weight`` and ``mm_soft_emb_norm``) and the Qwen3-VL vision model (``qwen3_vl``;
     transformers Qwen3VLVisionModel: Conv3d patch embedding, learned positions, ViT blocks with fused qkv, a
-    patch merger and one DeepStack merger per ``deepstack_visual_indexes`` entry). Another tower raises
-    ValueError rather than being left out silently. [] for a text-only config.
+    patch merger and one DeepStack merger per ``deepstack_visual_indexes`` entry; Qwen3.5 keeps it) and
+    Llama 4's (``llama4_vision_model``; NVIDIA NeMo's Llama4ViTModel with its pixel-shuffle adapter and
+    the multi-modal projector). Another tower raises ValueError rather than being left out silently. []
+    for a text-only config.
     """
     vision = config.get("vision_config")
     if vision is None:
@@ -1001,9 +1003,26 @@ def vision_tensors(config: Mapping[str, Any], text_hidden: int, label: str = "co
         merger = merged * merged + merged + merged * out + out  # linear_fc1, linear_fc2
         deepstack = len(_layer_list(vision, "deepstack_visual_indexes", label))
         projector = merger + 2 * h + deepstack * (merger + 2 * merged)  # LayerNorm before / after the shuffle
+    elif kind == "llama4_vision_model":
+        # Llama 4 (NVIDIA NeMo nemo/collections/vlm/llama4/model/vision.py, Llama4ViTModel): a bias-free patch
+        # projection, a class token and its position, pre/post LayerNorms, ViT blocks with biased attention and
+        # MLP, then a pixel-shuffle MLP (hidden / ratio² -> projector_input_dim -> projector_output_dim, no biases)
+        h, f, depth = size("hidden_size"), size("intermediate_size"), size("num_hidden_layers")
+        patch, channels = size("patch_size"), size("num_channels", 3)
+        ratio = vision.get("pixel_shuffle_ratio", 0.5)
+        if not isinstance(ratio, (int, float)) or isinstance(ratio, bool) or not 0 < ratio <= 1:
+            raise ValueError(i18n.msg("{label}: vision_config.pixel_shuffle_ratio must be a number in (0, 1], not "
+                                      "{value}", label=label, value=_show(ratio)))  # fmt: skip
+        positions = (size("image_size") // patch) ** 2 + 1
+        tower = channels * patch * patch * h + h + positions * h + 2 * 2 * h
+        tower += depth * (4 * (h * h + h) + 2 * h * f + f + h + 2 * 2 * h)
+        middle, out = size("projector_input_dim"), size("projector_output_dim")
+        tower += round(h / ratio**2) * middle + out * out
+        projector = size("vision_output_dim") * text_hidden  # multi_modal_projector.linear_1, no bias
     else:
         raise ValueError(i18n.msg("{label}: the kit does not know the vision tower {kind!r}; known: "
-                                  "siglip_vision_model, qwen3_vl", label=label, kind=kind))  # fmt: skip
+                                  "siglip_vision_model, qwen3_vl, llama4_vision_model", label=label,
+                                  kind=kind))  # fmt: skip
     return [Tensor("vision_tower", "vision", (tower,), None, 1, 0),
             Tensor("vision_projector", "vision", (projector,), None, 1, 0)]  # fmt: skip
 

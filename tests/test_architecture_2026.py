@@ -148,10 +148,21 @@ def test_llama_4_scout_text_model_by_hand():
     h, vocab, expert = 5120, 202048, 8192
     attention = 2 * h * 40 * 128 + 2 * h * 8 * 128
     moe = 16 * h + 16 * 3 * expert * h + 3 * expert * h  # router, 16 SwiGLU experts, the shared expert
-    assert param_count(m) == 48 * (attention + moe + 2 * h) + 2 * vocab * h + h == 107_769_861_120
-    # the card's 109B (HF: 108,641,793,536) includes the vision encoder, which the trimmed config leaves out
-    assert 0.99 < param_count(m) / 108_641_793_536 < 1
+    text = 48 * (attention + moe + 2 * h) + 2 * vocab * h + h
+    assert param_count(m) - _vision(m) == text == 107_769_861_120
+    assert param_count(m) / 1e9 == pytest.approx(m.params_total_b, rel=0.01)  # the card's 109B
     assert param_count(m, active=True) / 1e9 == pytest.approx(m.params_active_b, abs=0.2)  # 17B activated
+
+
+def test_llama_4_vision_encoder_by_hand_makes_the_hf_totals():
+    # NeMo's Llama4ViTModel: 34 blocks of 1,408 (MLP 5,632, biases), 336-pixel images in 14-pixel patches + a class
+    # token, pixel-shuffle MLP 5,632 -> 4,096 -> 4,096, projector 4,096 -> 5,120 (no biases)
+    h, f = 1408, 5632
+    block = 4 * (h * h + h) + (h * f + f) + (f * h + h) + 4 * h
+    tower = 3 * 14 * 14 * h + h + (24 * 24 + 1) * h + 4 * h + 34 * block + 5632 * 4096 + 4096 * 4096
+    assert _vision(hg.model("Llama-4-Scout")) == tower + 4096 * 5120 == 871_932_416
+    assert param_count("Llama-4-Scout") == 108_641_793_536  # HF safetensors total
+    assert param_count("Llama-4-Maverick") == 401_583_781_376
 
 
 def test_llama_4_maverick_alternates_dense_and_moe_layers():
