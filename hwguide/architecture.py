@@ -111,6 +111,7 @@ UNTIED_BY_DEFAULT = {
     "chatglm",
     "llama4_text",
     "glm4_moe",
+    "nemotron_h",
 }
 
 

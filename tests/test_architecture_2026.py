@@ -68,6 +68,15 @@ def test_nemotron_3_nano_matches_the_released_weights():
     assert hg.kv_cache_bytes(m, 1) == 6 * 2 * 2 * 128 * 2  # 6 attention blocks, 2 KV heads of 128, fp16
 
 
+def test_nemotron_nano_9b_v2_reconstruction_makes_the_published_count():
+    m = hg.model("Nemotron-Nano-9B-v2")
+    assert (m.layers, m.linear_layers, m.mlp_layers, m.attention_layers) == (56, 27, 25, 4)
+    assert param_count(m) == 8_888_227_328  # HF-computed count
+    assert hg.kv_cache_bytes(m, 1) == 4 * 2 * 8 * 128 * 2
+    recurrent, conv = 27 * 128 * 80 * 128, 27 * 3 * (128 * 80 + 2 * 8 * 128)
+    assert hg.state_bytes(m) == 4 * recurrent + 2 * conv  # fp32 recurrent state (vLLM's default), fp16 window
+
+
 def test_a_nemotron_h_config_refuses_what_it_cannot_read():
     config = json.loads((hg.data_dir() / "models/nemotron-3-nano-30b-a3b.json").read_text())
     with pytest.raises(ValueError, match="MoE blocks but no routed experts"):
