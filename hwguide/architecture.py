@@ -84,6 +84,9 @@ QKV_BIAS_TYPES = {"qwen2", "qwen2_moe"}
 # Families that normalise queries and keys per head (an RMSNorm of head_dim weights each): Qwen3
 # (transformers models/qwen3/modeling_qwen3.py, q_norm / k_norm) and Gemma 3 (modeling_gemma3.py).
 QK_NORM_TYPES = {"qwen3", "qwen3_moe", "gemma3_text", "qwen3_next", "qwen3_vl_text", "qwen3_5_text", "qwen3_5_moe_text"}
+# Families whose q/k norms are switched on by the config's use_qk_norm (GLM-4.5: transformers Glm4MoeAttention,
+# q_norm / k_norm of head_dim when use_qk_norm). Llama 4's use_qk_norm is a parameter-free L2 norm, so not here.
+QK_NORM_FLAG_TYPES = {"glm4_moe"}
 # Families whose full-attention layers gate their output with a second query-sized projection (q_proj
 # twice as wide): Qwen3-Next (transformers models/qwen3_next/modular_qwen3_next.py, Qwen3NextAttention).
 GATED_ATTENTION_TYPES = {"qwen3_next", "qwen3_5_text", "qwen3_5_moe_text"}  # Qwen3.5: attn_output_gate
@@ -1061,7 +1064,8 @@ def _tensors(model: Model) -> tuple[Tensor, ...]:
         token_types = _optional(m.config, "type_vocab_size", m.name, "type_vocab_size") or 0
         out += [Tensor("token_types", "position", (token_types, h)), Tensor("embd_norm", "norm", norm)]
     norms_per_block = 4 if m.model_type in FOUR_NORM_TYPES else 2  # Gemma 2/3 add post-norms
-    qk_norm = 2 * m.head_dim if m.model_type in QK_NORM_TYPES else 0
+    flagged = m.model_type in QK_NORM_FLAG_TYPES and bool(_flag(m.config, "use_qk_norm", m.name))
+    qk_norm = 2 * m.head_dim if m.model_type in QK_NORM_TYPES or flagged else 0
     blocks = block_types(m.config, m.name)
     moe = _moe_layers(m.config, m.model_type, m.layers, m.name) if m.experts and not blocks else frozenset()
     linear = linear_layer_indices(m.config, m.layers, m.name) if m.linear_layers else frozenset()

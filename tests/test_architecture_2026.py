@@ -234,3 +234,34 @@ def test_qwen3_5_27b_caches_a_quarter_of_its_layers():
     # 48 DeltaNet layers: 48 value heads × 128 × 128 and 3 × (2 × 16 × 128 + 48 × 128) convolution inputs
     assert m.state_elements() == 48 * (48 * 128 * 128 + 3 * (2 * 16 * 128 + 48 * 128))
     assert param_count(m, active=True) == 27_356_728_560 - _vision(m)
+
+
+# ---------------------------------------------------------------------------------------------
+# GLM-4.5 (reconstructed configs, held to HF's counts)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "hf_with_mtp", "without"),
+    [("GLM-4.5", 358_337_791_296, 352_797_829_024), ("GLM-4.5-Air", 110_468_824_832, 106_852_251_264)],
+)
+def test_glm_4_5_plus_its_mtp_layer_makes_hf_count(name, hf_with_mtp, without):
+    m = hg.model(name)
+    h, vocab = m.hidden_size, m.vocab_size
+    assert param_count(m) == without
+    assert param_count(m) / 1e9 == pytest.approx(m.params_total_b, rel=0.01)  # README: 355B, 106B
+    moe_layer = sum(t.size * t.count for t in tensors(m) if t.layer == m.layers - 1)
+    # the MTP layer: one more MoE layer, eh_proj (2h -> h), enorm, hnorm and its head's norm, its own
+    # embedding and output copies
+    assert without + moe_layer + 2 * h * h + 3 * h + 2 * vocab * h == hf_with_mtp
+
+
+def test_glm_4_5_attention_by_hand():
+    m = hg.model("GLM-4.5")
+    attention = [t for t in tensors(m) if t.layer == 10 and t.kind.startswith("attn")]
+    q, kv = 96 * 128, 8 * 128
+    assert sum(t.size for t in attention) == 2 * 5120 * q + 2 * 5120 * kv  # q, o; k, v
+    biases_and_norms = [t for t in tensors(m) if t.layer == 10 and t.kind in ("bias", "norm")]
+    # q/k/v biases, the router's score bias (160), two RMSNorms of 5,120 and q/k norms of 128
+    assert sum(t.size for t in biases_and_norms) == (q + 2 * kv) + 160 + 2 * 5120 + 2 * 128
+    assert hg.kv_cache_bytes(m, 1) == 92 * 2 * 8 * 128 * 2
