@@ -1529,10 +1529,12 @@ def _dense_counts() -> tuple[tuple[str, int], ...]:
 
     table = models()
     dense = table[(table["experts"] == 0) & (table["family"] != "BERT")]
-    # a stand-in of today's shape: full attention on every layer and at least a 4,096-token context (MPT's
-    # 2,048 and the hybrids' linear-attention layers would make a bare count's memory and speed theirs)
+    # a stand-in of today's shape: full attention on every layer (no Mamba-2 or linear-attention layers) and at
+    # least a 4,096-token context (MPT's 2,048 would make a bare count's memory and speed its own); a model's
+    # count is its language model's (a vision tower is not read per token)
     fit = [lookup_model(name) for name in dense["name"]]
-    return tuple((m.name, param_count(m)) for m in fit if m.max_context >= 4096 and not m.linear_layers)
+    return tuple((m.name, param_count(m, active=True)) for m in fit
+                 if m.max_context >= 4096 and m.attention_layers == m.layers)  # fmt: skip
 
 
 def lookup_model(value: str | Model, argument: str = "model") -> Model:

@@ -215,6 +215,9 @@ def _iq_types(model: Model, weights: str) -> list[tuple[Tensor, str]]:
     counted = {"attn_v": 0, "ffn_down": 0}
     out = []
     for t in all_tensors:
+        if t.kind == "vision":  # the vision tower ships as a separate mmproj file, commonly F16
+            out.append((t, "F16"))
+            continue
         if _stays_f32(t):
             out.append((t, "F32"))
             continue
@@ -251,6 +254,9 @@ def _tensor_types(model: Model, weights: str, rules: str) -> list[tuple[Tensor, 
     }
     out = []
     for t in all_tensors:
+        if t.kind == "vision":  # the vision tower ships as a separate mmproj file, commonly F16
+            out.append((t, "F16"))
+            continue
         if _stays_f32(t):
             out.append((t, "F32"))
             continue

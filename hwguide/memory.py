@@ -218,6 +218,20 @@ KV_DTYPES = {
 }  # fmt: skip
 
 
+# DeepSeek sparse attention's indexer keys, per token and layer: FP8 (E4M3) values and one fp32 scale per
+# 128 of them, whatever the KV cache's format (deepseek-ai/DeepSeek-V3.2-Exp inference/model.py, class Indexer:
+# k_cache float8_e4m3fn [.., index_head_dim] and k_scale_cache float32 [.., index_head_dim // block_size],
+# block_size = 128): 128 + 4 = 132 bytes for DeepSeek-V3.2.
+INDEXER_SCALE_BLOCK = 128
+
+
+def indexer_key_bytes(m: Model) -> int:
+    """Bytes one token's indexer key takes in one layer of a DeepSeek sparse-attention model (0 for others)."""
+    if not m.index_head_dim:
+        return 0
+    return m.index_head_dim + 4 * math.ceil(m.index_head_dim / INDEXER_SCALE_BLOCK)
+
+
 def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str = "fp16") -> int:
     """Bytes of the KV cache holding ``context`` tokens for each of ``batch`` sequences.
 
@@ -225,17 +239,19 @@ def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str 
     ``kv_cache.py``; llm-analysis ``get_memory_kv_cache_per_layer``). Sliding-window layers keep
     at most ``sliding_window`` tokens. MLA layers (DeepSeek-V2/V3) cache one compressed latent of
     ``kv_lora_rank + qk_rope_head_dim`` values per token, as MLA-aware engines (vLLM, SGLang)
-    store it. Hybrid models (Qwen3-Next) cache only on their attention layers: their linear-attention
-    layers keep a fixed-size state instead (:func:`state_bytes`). Check: LLaMA-7B in fp16 at 2,048 tokens =
-    1,024 MiB (llama.cpp PR #2325 log).
+    store it; DeepSeek-V3.2's sparse attention adds its indexer's key per token and layer
+    (:func:`indexer_key_bytes`, FP8 with scales whatever ``kv``). Hybrid models (Qwen3-Next, Nemotron-H) cache
+    only on their attention layers: their linear-attention or Mamba-2 layers keep a fixed-size state instead
+    (:func:`state_bytes`), and Nemotron-H's MLP-only blocks keep nothing. Check: LLaMA-7B in fp16 at 2,048
+    tokens = 1,024 MiB (llama.cpp PR #2325 log).
     """
     m = lookup_model(model)
     tokens = checks.whole(context, "context")
     batch = checks.whole(batch, "batch")
     size = KV_DTYPES[checks.choice(kv, "kv", KV_DTYPES)]
     if m.attention == "MLA":
-        per_token_layer = (m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0)
-        return int(m.layers * tokens * per_token_layer * size * batch)
+        per_token_layer = ((m.kv_lora_rank or 0) + (m.qk_rope_head_dim or 0)) * size + indexer_key_bytes(m)
+        return int(m.layers * tokens * per_token_layer * batch)
     per_token_layer = 2 * m.kv_heads * m.head_dim
     window_layers = m.sliding_window_layers if m.sliding_window else 0
     windowed = min(tokens, m.sliding_window or tokens)
@@ -243,17 +259,29 @@ def kv_cache_bytes(model: Model | str, context: int, *, batch: int = 1, kv: str 
     return int(cached * per_token_layer * size * batch)
 
 
+# Families whose recurrent (SSM) state vLLM keeps in the config's mamba_ssm_cache_dtype, float32 when the config
+# names none: "Only `float32` is known to have no accuracy issues by default" (vllm/model_executor/models/config.py,
+# NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype; docs.vllm.ai API reference). Their convolution window
+# stays in the model's dtype.
+FP32_SSM_STATE_TYPES = {"nemotron_h"}
+SSM_STATE_BYTES = {"float32": 4.0, "bfloat16": 2.0, "float16": 2.0}
+
+
 def state_bytes(model: Model | str, *, batch: int = 1, kv: str = "fp16") -> int:
-    """Bytes of the fixed-size state the linear-attention layers of a hybrid model keep, ``batch`` sequences.
+    """Bytes of the fixed-size state the linear-attention or Mamba-2 layers of a hybrid keep, ``batch`` sequences.
 
     :meth:`Model.state_elements` values per sequence (recurrent state and convolution window), at the KV
-    cache's bytes per value (the kit's assumption: engines keep this state in the model's dtype or wider).
-    It does not grow with the context. 0 for a model without linear-attention layers.
+    cache's bytes per value (the kit's assumption: engines keep this state in the model's dtype or wider),
+    except a Nemotron-H's recurrent state, which vLLM keeps in ``mamba_ssm_cache_dtype`` (float32 unless the
+    config says otherwise). It does not grow with the context. 0 for a model without such layers.
     """
     m = lookup_model(model)
     batch = checks.whole(batch, "batch")
     size = KV_DTYPES[checks.choice(kv, "kv", KV_DTYPES)]
-    return int(m.state_elements() * size * batch)
+    recurrent, ssm = m.recurrent_state_elements(), size
+    if m.model_type in FP32_SSM_STATE_TYPES:
+        ssm = SSM_STATE_BYTES.get(str(m.config.get("mamba_ssm_cache_dtype") or "float32").lower(), 4.0)
+    return int((recurrent * ssm + (m.state_elements() - recurrent) * size) * batch)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -599,6 +627,12 @@ def inference_memory(
         notes.append(i18n.msg("Linear-attention state: {layers} of {total} layers keep a fixed {mib:.1f} MiB per "
                               "sequence (recurrent state and convolution window) instead of a KV cache.",
                               layers=m.linear_layers, total=m.layers, mib=state / batch / MIB))  # fmt: skip
+    vision = sum(size for t, size, _ in tensor_bytes(m, fmt) if t.kind == "vision")
+    if vision:
+        notes.append(i18n.msg("Weights include the vision tower and projector: {billions:.2f}B parameters, "
+                              "{gib:.2f} GiB; images add their tokens to the context.",
+                              billions=sum(t.size for t in tensors(m) if t.kind == "vision") / 1e9,
+                              gib=vision / GIB))  # fmt: skip
     runtime_notes: list[i18n.Message] = []
     _apply_reading(per_gpu, run, _weight_rounding(m, fmt) / gpus, reading, runtime_notes)
     parts = {k: v * gpus for k, v in per_gpu.items()}
@@ -650,6 +684,10 @@ def inference_memory(
 
 
 def _kv_rule(m: Model) -> i18n.Message:
+    if m.attention == "MLA" and m.index_head_dim:
+        return i18n.msg("MLA caches a {latent}+{rope}-value latent per token and layer, and the sparse-attention "
+                        "indexer a {index}-value FP8 key ({bytes} bytes with its scales).", latent=m.kv_lora_rank,
+                        rope=m.qk_rope_head_dim, index=m.index_head_dim, bytes=indexer_key_bytes(m))  # fmt: skip
     if m.attention == "MLA":
         return i18n.msg("MLA caches a {latent}+{rope}-value latent per token and layer.",
                         latent=m.kv_lora_rank, rope=m.qk_rope_head_dim)  # fmt: skip

@@ -160,12 +160,20 @@ def _flops_per_token(m: Model, context: int) -> float:
     """Forward FLOPs for one token attending to ``context`` earlier tokens.
 
     2 per active parameter (Kaplan et al. 2020, §2.1, excluding embeddings) plus attention:
-    2 × 2 × layers × context × (heads × head_dim) for QKᵀ and AV.
+    2 × 2 × layers × context × (heads × head_dim) for QKᵀ and AV. With DeepSeek sparse attention the
+    context attended is at most ``index_topk`` tokens, plus the indexer's 2 × index heads × index head dim
+    per earlier token and layer.
     """
     active = param_count(m, active=True) - m.vocab_size * m.hidden_size  # the lookup does no math
     window = min(context, m.sliding_window) if m.sliding_window else context
     windowed = m.sliding_window_layers if m.sliding_window else 0
     attended = (m.attention_layers - windowed) * context + windowed * window  # linear layers attend to no context
+    if m.index_topk:
+        # DeepSeek sparse attention (DeepSeek-V3.2): each query attends to the index_topk tokens its lightning
+        # indexer picks, and the indexer scores every earlier token with index_heads dot products of index_head_dim
+        attended = m.attention_layers * min(context, m.index_topk)
+        indexer = 2 * m.attention_layers * context * (m.index_heads or 0) * (m.index_head_dim or 0)
+        return 2 * active + 4 * attended * m.heads * m.head_dim + indexer
     return 2 * active + 4 * attended * m.heads * m.head_dim
 
 

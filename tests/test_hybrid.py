@@ -55,8 +55,16 @@ def test_the_linear_layers_keep_a_fixed_state_per_sequence():
     assert hg.state_bytes("Llama-3.1-8B") == 0 and "state" not in hg.inference_memory("Llama-3.1-8B").parts
 
 
-def test_a_nemotron_h_config_is_refused_rather_than_miscounted():
-    pattern = "M-M-M-M*-" * 6  # Mamba-2, MLP and attention blocks, one kind each
+def test_a_nemotron_h_pattern_is_read_block_by_block():
+    # Mamba-2 (M), MLP (-) and attention (*) blocks, one kind each: the KV cache only on the 6 attention blocks
+    pattern = "M-M-M-M*-" * 6
     config = dict(CONFIG, model_type="nemotron_h", num_hidden_layers=len(pattern), hybrid_override_pattern=pattern)
-    with pytest.raises(ValueError, match="hybrid_override_pattern"):
-        hg.Model.from_hf_config(config)
+    m = hg.Model.from_hf_config(config)
+    assert (m.layers, m.linear_layers, m.mlp_layers, m.attention_layers) == (54, 24, 24, 6)
+    assert hg.kv_cache_bytes(m, 1000) == 6 * 2 * m.kv_heads * m.head_dim * 2 * 1000
+    with pytest.raises(ValueError, match="block list has 54 blocks but num_hidden_layers=48"):
+        hg.Model.from_hf_config(dict(config, num_hidden_layers=48))
+    with pytest.raises(ValueError, match="hybrid_override_pattern must be a string of the block codes"):
+        hg.Model.from_hf_config(dict(config, hybrid_override_pattern="M-X*"))
+    with pytest.raises(ValueError, match="no block is an attention block"):
+        hg.Model.from_hf_config(dict(config, hybrid_override_pattern="M-" * 27))

@@ -54,7 +54,7 @@ def test_parameter_counts_are_exact(name, exact):
         ("Kimi-K2-Instruct", 1000, 32, 0.03),  # "32 billion activated parameters and 1 trillion total"
         ("gpt-oss-120b", 117, None, 0.005),  # OpenAI: "117B parameters with 5.1B active parameters"
         ("gpt-oss-20b", 21, None, 0.005),  # "21B parameters with 3.6B active parameters"
-        ("Gemma-3-27B", 27, None, 0.005),  # Gemma 3 blog: sizes 1, 4, 12 and 27 billion (text model)
+        ("Gemma-3-27B", 27.43240664, None, 1e-9),  # HF / keras-hub: 27,432,406,640 with the SigLIP tower
         ("Phi-4", 14, None, 0.05),  # model card: "14B parameters"
     ],
 )
