@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -36,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from . import checks, i18n
-from .catalog import GPU, _keys, _plain, _table, lookup_engine, lookup_gpu, resolve
+from .catalog import GPU, _keys, _plain, _table, data_dir, lookup_engine, lookup_gpu, resolve
 from .i18n import N_
 from .result import GIB, Memory
 from .speed import COMPUTE_COLUMN, _links
@@ -46,6 +47,7 @@ __all__ = [
     "OFFLOAD",
     "READINGS",
     "board_fraction",
+    "channels_per_pixel",
     "image_engines",
     "image_flops",
     "image_memory",
@@ -233,20 +235,48 @@ def image_flops(model: str, *, width: int | None = None, height: int | None = No
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def channels_per_pixel(model: str) -> float:
+    """Feature values per image pixel in the denoiser's finest feature map, from the stored configs.
+
+    A UNet's first level holds ``block_out_channels[0]`` channels per latent pixel (8 × 8 image pixels for
+    these VAEs: 2 ** (levels − 1) of the VAE's ``block_out_channels``); a diffusion transformer holds
+    ``num_attention_heads × attention_head_dim`` per token of ``patch_size²`` latent pixels, where the
+    pipeline may pack latents first (FLUX: 64 input channels of 16-channel latents, 2 × 2 packed).
+    SD 1.5 and SDXL: 320 / 64 = 5; SD 3.5 Large 2432 / 256 = 9.5; Medium 1536 / 256 = 6; FLUX 3072 / 256 = 12.
+    The denoiser's activations are taken proportional to it.
+    """
+    m = image_model(model)
+
+    def config(comp: str) -> dict[str, Any]:
+        return json.loads((data_dir() / m["components"][comp]["config_file"]).read_text())
+
+    den, vae = config("denoiser"), config("vae")
+    scale = 2 ** (len(vae["block_out_channels"]) - 1)
+    if "block_out_channels" in den:  # a UNet: its first level, one latent pixel per position
+        return den["block_out_channels"][0] / scale**2
+    packed = math.isqrt(den["in_channels"] // vae["latent_channels"])
+    patch = (den.get("patch_size") or 1) * packed
+    return den["num_attention_heads"] * den["attention_head_dim"] / (scale * patch) ** 2
+
+
 def _context_bytes() -> float:
     # The CUDA context of a PyTorch process (data/engines.csv, transformers row: 426 MiB measured).
     return float(lookup_engine("transformers").cuda_context_mib or 0) * 2**20
 
 
 def _cost(m: Mapping[str, Any], wb: Mapping[str, int], card: GPU | None, w: int, h: int, b: int,
-          offload: str) -> dict[str, Any]:  # fmt: skip
-    """The factor-free terms of a run's memory: bytes per component, pixels, passes, the card's memory."""
+          offload: str, vae_slicing: bool = False) -> dict[str, Any]:  # fmt: skip
+    """The factor-free terms of a run's memory: bytes per component, pixels (those the VAE decodes at once:
+    one image with ``vae_slicing``, the whole batch without), passes, the card's memory."""
     return {
         "text": float(sum(v for k, v in wb.items() if k.startswith("text"))),
         "denoiser": float(wb["denoiser"]),
         "vae": float(wb["vae"]),
         "context": _context_bytes(),
         "pixels": float(w * h * b),
+        "width": channels_per_pixel(m["name"]),
+        "vae_pixels": float(w * h * (1 if vae_slicing else b)),
         "passes": float(PASSES[m["guidance"]]),
         "usable": float(card.memory_bytes) if card is not None else math.inf,
         "offload": offload,
@@ -260,8 +290,8 @@ def _layout(cost: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
     (the part that does not fit, or all of it with sequential offload).
     """
     text, den, vae, ctx = cost["text"], cost["denoiser"], cost["vae"], cost["context"]
-    act = fac["act_bytes_per_px"] * cost["pixels"] * cost["passes"]
-    act_vae = fac["vae_bytes_per_px"] * cost["pixels"]
+    act = fac["act_bytes_per_channel"] * cost["width"] * cost["pixels"] * cost["passes"]
+    act_vae = fac["vae_bytes_per_px"] * cost["vae_pixels"]
     keep = fac.get("reserve_frac") or 0.0  # the allocator's reserve, a share of the activations freed and reused
     peak_act = max(act, act_vae)
     everything = {"text": text, "denoiser": den, "vae": vae, "activations": peak_act, "reserve": keep * peak_act,
@@ -300,6 +330,7 @@ def image_memory(
     height: int | None = None,
     batch: int = 1,
     offload: str = "none",
+    vae_slicing: bool = False,
     engine: str = "diffusers",
     card: str | GPU | None = None,
     reading: str = "nvidia-smi",
@@ -308,23 +339,26 @@ def image_memory(
     """GPU memory to generate ``batch`` images with ``model``, part by part.
 
     ``offload`` is where the weights wait (:data:`OFFLOAD`); ``auto`` needs ``card`` (what fits on
-    it stays). Activations are fitted bytes per pixel (data/image_engines.csv): the denoiser's, per
-    image and CFG pass, and the VAE decoder's, which dominate at large batches. ``Memory.offloaded``
-    is the CPU memory the offloaded weights take. ``reading`` says which quantity the total is
-    (:data:`READINGS`): ``"nvidia-smi"`` (the default: what the card's memory must hold), ``"reserved"``
+    it stays). Activations are fitted (data/image_engines.csv): the denoiser's bytes per pixel and per
+    channel of its finest feature map (:func:`channels_per_pixel`), per image and CFG pass, and the VAE
+    decoder's bytes per pixel, which dominate at large batches. ``vae_slicing`` decodes the batch one
+    image at a time (diffusers ``enable_vae_slicing``): the VAE's activations are those of one image.
+    ``Memory.offloaded`` is the CPU memory the offloaded weights take. ``reading`` says which quantity
+    the total is (:data:`READINGS`): ``"nvidia-smi"`` (the default: what the card's memory must hold), ``"reserved"``
     or ``"allocated"`` (what ``torch.cuda.max_memory_allocated`` reports, as most benchmark scripts print).
     """
     m = image_model(model)
     w, h, b, _ = _sizes(m, width, height, batch, None)
     offload = checks.choice(offload, "offload", OFFLOAD)
     reading = checks.choice(reading, "reading", tuple(READINGS))
+    vae_slicing = checks.flag(vae_slicing, "vae_slicing")
     g = lookup_gpu(card, "card") if card is not None else None
     if offload == "auto" and g is None:
         raise ValueError(i18n.msg("offload='auto' keeps what fits on a card: give card=, or choose none, model or "
                                   "sequential"))  # fmt: skip
     fac = {**_engine_row(engine), **(factors or {})}
     wb = image_weights_bytes(m["name"], weights=weights, text_weights=text_weights)
-    lay = _layout(_cost(m, wb, g, w, h, b, offload), fac)
+    lay = _layout(_cost(m, wb, g, w, h, b, offload, vae_slicing), fac)
     per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in read(lay["held"], reading).items() if v}
     guidance = i18n.msg("classifier-free guidance") if m["guidance"] == "cfg" else i18n.msg("guidance-distilled")
     how = i18n.msg(_OFFLOAD_RULE[lay["mode"]])
@@ -336,7 +370,8 @@ def image_memory(
                  weights=weights or m["dtype"], text_weights=text_weights or m["dtype"]),
         i18n.msg("Activations: {denoiser:.0f} B per pixel per pass (denoiser) and {vae:.0f} B per pixel "
                  "(VAE decode), fitted for {engine} on published timings (data/image_engines.csv, "
-                 "benchmarks/fit_image.py).", denoiser=fac["act_bytes_per_px"], vae=fac["vae_bytes_per_px"],
+                 "benchmarks/fit_image.py).", denoiser=fac["act_bytes_per_channel"] * channels_per_pixel(m["name"]),
+                 vae=fac["vae_bytes_per_px"],
                  engine=fac["engine"]),
         i18n.msg("Offload '{mode}': {how} {gib:.1f} GiB of the denoiser does not fit and streams over PCIe each step.",
                  mode=i18n.Message(lay["mode"], context="offload"), how=how, gib=lay["streamed"] / GIB)
@@ -412,6 +447,7 @@ def image_seconds(
     batch: int = 1,
     engine: str = "diffusers",
     offload: str = "none",
+    vae_slicing: bool = False,
     factors: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Seconds to generate ``batch`` images with ``model`` on one ``card``, and what bounds each part.
@@ -425,7 +461,7 @@ def image_seconds(
     offload = checks.choice(offload, "offload", OFFLOAD)
     fac = {**_engine_row(engine), **(factors or {})}
     terms = time_terms(model, card, weights=weights, text_weights=text_weights, width=width, height=height,
-                       steps=steps, batch=batch, offload=offload)  # fmt: skip
+                       steps=steps, batch=batch, offload=offload, vae_slicing=vae_slicing)  # fmt: skip
     return timing(terms, fac)
 
 
@@ -440,6 +476,7 @@ def time_terms(
     steps: int | None = None,
     batch: int = 1,
     offload: str = "none",
+    vae_slicing: bool = False,
 ) -> dict[str, Any]:
     """The factor-free terms of :func:`image_seconds`: FLOPs, rates, bytes and the memory layout's inputs."""
     m = image_model(model)
@@ -471,7 +508,7 @@ def time_terms(
         "pcie": _pcie_bytes_per_s(g),
         "weights": wb,
         "memory_bytes": g.memory_bytes,
-        "cost": _cost(m, wb, g, w, h, b, offload),
+        "cost": _cost(m, wb, g, w, h, b, offload, checks.flag(vae_slicing, "vae_slicing")),
     }
 
 

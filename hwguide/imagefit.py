@@ -34,12 +34,12 @@ IMAGE_FACTORS: dict[str, tuple[float, float, float, float]] = {
     "mfu": (0.4, 0.01, 1.0, 0.5),
     "vae_mfu": (0.3, 0.01, 1.0, 0.5),
     "step_ms": (5.0, 0.01, 1000.0, 2.5),
-    "act_bytes_per_px": (200.0, 1.0, 1e5, 1.0),
+    "act_bytes_per_channel": (40.0, 0.2, 2e4, 1.0),
     "vae_bytes_per_px": (1000.0, 1.0, 1e5, 1.0),
     "reserve_frac": (0.3, 0.01, 2.0, 0.5),
 }
 SPEED_FACTORS = ("mfu", "vae_mfu", "step_ms")
-MEMORY_FACTORS = ("act_bytes_per_px", "vae_bytes_per_px", "reserve_frac")
+MEMORY_FACTORS = ("act_bytes_per_channel", "vae_bytes_per_px", "reserve_frac")
 
 
 def image_rows() -> pd.DataFrame:
@@ -58,6 +58,7 @@ def _args(row: Mapping[str, Any]) -> dict[str, Any]:
         "height": row["height"] or None,
         "batch": int(row["batch"]),
         "offload": row["offload"],
+        "vae_slicing": row.get("vae_slicing") is True,
     }
 
 

@@ -236,3 +236,25 @@ def test_weights_rule_of_thumb_by_hand():
     assert sum(hg.image_weights_bytes("sdxl", weights="fp16").values()) == pytest.approx(weights, abs=8)
     error = rules.loc[("onediff-sdxl-rtx3090-pytorch", "peak memory"), "error"]
     assert error == pytest.approx(1.2 * weights / 2**30 / 10.47 - 1, abs=1e-6)
+
+
+def test_denoiser_width_from_the_configs_by_hand():
+    # UNets: block_out_channels[0] = 320 per latent pixel of 8 × 8 image pixels (VAE: 4 levels, 2 ** 3)
+    assert image.channels_per_pixel("sd1.5") == 320 / 64 == image.channels_per_pixel("sdxl")
+    # transformers: heads × head_dim per token of (8 × 2)² pixels: SD 3.5 patch_size 2; FLUX packs 2 × 2 latents
+    # (in_channels 64 = 4 × 16 latent channels) and has patch_size 1
+    assert image.channels_per_pixel("sd3.5 large") == 38 * 64 / 256
+    assert image.channels_per_pixel("sd3.5 medium") == 24 * 64 / 256
+    assert image.channels_per_pixel("flux dev") == 24 * 128 / 256
+
+
+def test_vae_slicing_decodes_one_image_at_a_time():
+    whole = hg.image_memory("sd1.5", batch=16, reading="allocated")
+    sliced = hg.image_memory("sd1.5", batch=16, reading="allocated", vae_slicing=True)
+    fac = image.image_engines().set_index("engine").loc["diffusers"]
+    vae_whole = fac["vae_bytes_per_px"] * 512 * 512 * 16
+    denoiser = fac["act_bytes_per_channel"] * 5 * 512 * 512 * 16 * 2  # 5 channels per pixel, 2 CFG passes
+    assert whole.per_gpu["activations"] == int(max(vae_whole, denoiser))
+    assert sliced.per_gpu["activations"] == int(max(vae_whole / 16, denoiser))
+    with pytest.raises(ValueError, match="vae_slicing"):
+        hg.image_memory("sd1.5", vae_slicing="yes")
