@@ -52,6 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     print()
     print(by_source.to_string(float_format=lambda x: f"{x:+.3f}"))
+    rules = imagefit.simple_rules(rows).merge(report[["id", "kind", "error"]], on=["id", "kind"], suffixes=("", "_kit"))
+    print("\nrules of thumb on the same rows, out of sample (median |error|; the kit's beside it):")
+    for (kind, rule), part in rules.groupby(["kind", "rule"]):
+        print(
+            f"  {kind:12} {rule:14} rows {len(part):4}  rule {part['error'].abs().median():6.1%}  "
+            f"kit {part['error_kit'].abs().median():6.1%}"
+        )
     skipped = hg.load_table("image_measurements")
     skipped = skipped[skipped["excluded_because"].notna() & (skipped["excluded_because"] != "")]
     print(f"\n{len(rows)} rows from {rows['group'].nunique()} sources; {len(skipped)} rows excluded "

@@ -577,8 +577,10 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "mfu": FRACTION,
         "vae_mfu": FRACTION,
         "step_ms": Col("float", nonnegative=True),
-        "act_bytes_per_px": Col("float", nonnegative=True),
+        "act_bytes_per_channel": Col("float", nonnegative=True),
         "vae_bytes_per_px": Col("float", nonnegative=True),
+        "reserve_frac": Col("float", nonnegative=True),
+        "fp16_accumulate": Col("bool", required=True),
         "fitted": Col(),
         "source": REQ,
         "checked": DATE,
@@ -588,7 +590,10 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "id": REQ,
         "model": REQ,
         "gpu": REQ,
-        "engine": Col(required=True, choices=("diffusers", "diffusers-naive-attention", "compiled", "webui")),
+        "engine": Col(
+            required=True,
+            choices=("diffusers", "diffusers-naive-attention", "compiled", "onediff", "stable-fast", "webui"),
+        ),
         "software": REQ,
         "weights": REQ,
         "text_weights": Col(),
@@ -601,9 +606,19 @@ SCHEMAS: dict[str, dict[str, Col]] = {
         "unit": Col(required=True, choices=("it_per_s", "s_per_image")),
         "includes": Col(),
         "peak_vram_gb": POS,
+        "reading": Col(choices=("nvidia-smi", "reserved", "allocated")),
+        "vae_slicing": Col("bool"),
         "excluded_because": Col(),
         "source": REQ,
         "date": Col(),
+        "notes": Col(),
+    },
+    "board_clocks": {
+        "gpu": REQ,
+        "fp16_matmul_tflops": Col("float", required=True, positive=True),
+        "runs": POS_INT,
+        "source": REQ,
+        "checked": DATE,
         "notes": Col(),
     },
 }
@@ -766,7 +781,8 @@ _DTYPES = {"int": "Int64", "float": "float64", "bool": "boolean"}
 # The column that names each row, for tables whose rows are looked up by name.
 _NAME_COLUMN = {"gpus": "name", "models": "name", "engines": "engine", "interconnects": "name", "support": "name",
                 "platforms": "platform", "measurements": "id", "cpus": "name",
-                "image_models": "name", "image_engines": "engine", "image_measurements": "id"}  # fmt: skip
+                "image_models": "name", "image_engines": "engine", "image_measurements": "id",
+                "board_clocks": "gpu"}  # fmt: skip
 
 
 def _plain(value: Any) -> Any:

@@ -14,15 +14,22 @@ attention. Per pass they are exactly ``a + b·MP + c·MP²`` GFLOPs in megapixel
 projections grow with the pixels, self-attention with their square). Time is the same roofline as
 for LLMs: each step costs the larger of its compute (FLOPs at the card's dense Tensor rate times
 an efficiency) and reading its weights (bytes at the card's bandwidth), plus a fixed overhead per
-step, plus any weights that must cross PCIe. The efficiencies, overhead and activation constants
+step, plus any weights that must cross PCIe. The Tensor rate is the one a board sustains in a
+matmul where one was measured (data/board_clocks.csv), and the FP16-accumulate rate for engines
+whose kernels accumulate in FP16 (``fp16_accumulate`` in data/image_engines.csv; twice the
+FP32-accumulate rate on GeForce cards). The efficiencies, overhead and activation constants
 are fitted per engine class on published timings (data/image_measurements.csv,
-``benchmarks/fit_image.py``) and judged leaving whole sources out.
+``benchmarks/fit_image.py``) and judged leaving whole authors out.
+
+Memory says which quantity it estimates (``reading``): what nvidia-smi shows (the default: tensors,
+PyTorch's allocator reserve and the CUDA context), what PyTorch reserves, or what it allocates.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +37,7 @@ from typing import Any
 import pandas as pd
 
 from . import checks, i18n
-from .catalog import GPU, _keys, _plain, _table, lookup_engine, lookup_gpu, resolve
+from .catalog import GPU, _keys, _plain, _table, data_dir, lookup_engine, lookup_gpu, resolve
 from .i18n import N_
 from .result import GIB, Memory
 from .speed import COMPUTE_COLUMN, _links
@@ -38,6 +45,9 @@ from .speed import COMPUTE_COLUMN, _links
 __all__ = [
     "IMAGE_FORMATS",
     "OFFLOAD",
+    "READINGS",
+    "board_fraction",
+    "channels_per_pixel",
     "image_engines",
     "image_flops",
     "image_memory",
@@ -74,7 +84,16 @@ OFFLOAD = ("none", "model", "sequential", "auto")
 PASSES = {"cfg": 2, "distilled": 1}
 # The component names of an image run's Memory (codes; their words are the catalog's, context "component").
 COMPONENT_LABELS = {"text": "text encoders", "denoiser": "denoiser", "vae": "VAE", "activations": "activations",
-                    "context": "CUDA context"}  # fmt: skip
+                    "reserve": "allocator reserve", "context": "CUDA context"}  # fmt: skip
+# What a reader compares an image run's memory with (the ``reading`` argument), and the parts it leaves out.
+READINGS = {
+    "nvidia-smi": N_("what nvidia-smi shows for the process: the tensors, PyTorch's allocator reserve and the "
+                     "CUDA context"),
+    "reserved": N_("what PyTorch reserves (torch.cuda.max_memory_reserved or memory_reserved): the tensors and the "
+                   "allocator reserve, no CUDA context"),
+    "allocated": N_("what PyTorch allocates (torch.cuda.max_memory_allocated): the tensors only"),
+}  # fmt: skip
+_NOT_IN = {"nvidia-smi": (), "reserved": ("context",), "allocated": ("context", "reserve")}
 _OFFLOAD_RULE = {
     "none": N_("every component stays on the GPU."),
     "model": N_("one component on the GPU at a time; the peak is the largest phase."),
@@ -216,20 +235,48 @@ def image_flops(model: str, *, width: int | None = None, height: int | None = No
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def channels_per_pixel(model: str) -> float:
+    """Feature values per image pixel in the denoiser's finest feature map, from the stored configs.
+
+    A UNet's first level holds ``block_out_channels[0]`` channels per latent pixel (8 × 8 image pixels for
+    these VAEs: 2 ** (levels − 1) of the VAE's ``block_out_channels``); a diffusion transformer holds
+    ``num_attention_heads × attention_head_dim`` per token of ``patch_size²`` latent pixels, where the
+    pipeline may pack latents first (FLUX: 64 input channels of 16-channel latents, 2 × 2 packed).
+    SD 1.5 and SDXL: 320 / 64 = 5; SD 3.5 Large 2432 / 256 = 9.5; Medium 1536 / 256 = 6; FLUX 3072 / 256 = 12.
+    The denoiser's activations are taken proportional to it.
+    """
+    m = image_model(model)
+
+    def config(comp: str) -> dict[str, Any]:
+        return json.loads((data_dir() / m["components"][comp]["config_file"]).read_text())
+
+    den, vae = config("denoiser"), config("vae")
+    scale = 2 ** (len(vae["block_out_channels"]) - 1)
+    if "block_out_channels" in den:  # a UNet: its first level, one latent pixel per position
+        return den["block_out_channels"][0] / scale**2
+    packed = math.isqrt(den["in_channels"] // vae["latent_channels"])
+    patch = (den.get("patch_size") or 1) * packed
+    return den["num_attention_heads"] * den["attention_head_dim"] / (scale * patch) ** 2
+
+
 def _context_bytes() -> float:
     # The CUDA context of a PyTorch process (data/engines.csv, transformers row: 426 MiB measured).
     return float(lookup_engine("transformers").cuda_context_mib or 0) * 2**20
 
 
 def _cost(m: Mapping[str, Any], wb: Mapping[str, int], card: GPU | None, w: int, h: int, b: int,
-          offload: str) -> dict[str, Any]:  # fmt: skip
-    """The factor-free terms of a run's memory: bytes per component, pixels, passes, the card's memory."""
+          offload: str, vae_slicing: bool = False) -> dict[str, Any]:  # fmt: skip
+    """The factor-free terms of a run's memory: bytes per component, pixels (those the VAE decodes at once:
+    one image with ``vae_slicing``, the whole batch without), passes, the card's memory."""
     return {
         "text": float(sum(v for k, v in wb.items() if k.startswith("text"))),
         "denoiser": float(wb["denoiser"]),
         "vae": float(wb["vae"]),
         "context": _context_bytes(),
         "pixels": float(w * h * b),
+        "width": channels_per_pixel(m["name"]),
+        "vae_pixels": float(w * h * (1 if vae_slicing else b)),
         "passes": float(PASSES[m["guidance"]]),
         "usable": float(card.memory_bytes) if card is not None else math.inf,
         "offload": offload,
@@ -243,23 +290,31 @@ def _layout(cost: Mapping[str, Any], fac: Mapping[str, Any]) -> dict[str, Any]:
     (the part that does not fit, or all of it with sequential offload).
     """
     text, den, vae, ctx = cost["text"], cost["denoiser"], cost["vae"], cost["context"]
-    act = fac["act_bytes_per_px"] * cost["pixels"] * cost["passes"]
-    act_vae = fac["vae_bytes_per_px"] * cost["pixels"]
-    everything = {"text": text, "denoiser": den, "vae": vae, "activations": max(act, act_vae), "context": ctx}
+    act = fac["act_bytes_per_channel"] * cost["width"] * cost["pixels"] * cost["passes"]
+    act_vae = fac["vae_bytes_per_px"] * cost["vae_pixels"]
+    keep = fac.get("reserve_frac") or 0.0  # the allocator's reserve, a share of the activations freed and reused
+    peak_act = max(act, act_vae)
+    everything = {"text": text, "denoiser": den, "vae": vae, "activations": peak_act, "reserve": keep * peak_act,
+                  "context": ctx}  # fmt: skip
     mode, streamed, moved = cost["offload"], 0.0, 0.0
     if mode == "auto":
         mode = "none" if sum(everything.values()) <= cost["usable"] else "model"
         if mode == "model":
             moved = text + vae  # swapped in and out around the denoiser on every run
-            streamed = min(den, max(0.0, den + act + ctx - cost["usable"]))
+            streamed = min(den, max(0.0, den + act * (1 + keep) + ctx - cost["usable"]))
     elif mode == "model":
         moved = text + den + vae  # every component crosses PCIe once per call
     elif mode == "sequential":
         moved, streamed = text + vae, den
     phases = {  # what the GPU holds in each phase when one component is loaded at a time
         "text": {"text": text if mode == "model" else 0.0, "context": ctx},
-        "denoise": {"denoiser": den - streamed, "activations": act, "context": ctx},
-        "decode": {"vae": vae if mode == "model" else 0.0, "activations": act_vae, "context": ctx},
+        "denoise": {"denoiser": den - streamed, "activations": act, "reserve": keep * act, "context": ctx},
+        "decode": {
+            "vae": vae if mode == "model" else 0.0,
+            "activations": act_vae,
+            "reserve": keep * act_vae,
+            "context": ctx,
+        },
     }
     held = everything if mode == "none" else max(phases.values(), key=lambda p: sum(p.values()))
     offloaded = {} if mode == "none" else {"text": text, "denoiser": den, "vae": vae}
@@ -275,28 +330,36 @@ def image_memory(
     height: int | None = None,
     batch: int = 1,
     offload: str = "none",
+    vae_slicing: bool = False,
     engine: str = "diffusers",
     card: str | GPU | None = None,
+    reading: str = "nvidia-smi",
     factors: Mapping[str, Any] | None = None,
 ) -> Memory:
     """GPU memory to generate ``batch`` images with ``model``, part by part.
 
     ``offload`` is where the weights wait (:data:`OFFLOAD`); ``auto`` needs ``card`` (what fits on
-    it stays). Activations are fitted bytes per pixel (data/image_engines.csv): the denoiser's, per
-    image and CFG pass, and the VAE decoder's, which dominate at large batches. ``Memory.offloaded``
-    is the CPU memory the offloaded weights take.
+    it stays). Activations are fitted (data/image_engines.csv): the denoiser's bytes per pixel and per
+    channel of its finest feature map (:func:`channels_per_pixel`), per image and CFG pass, and the VAE
+    decoder's bytes per pixel, which dominate at large batches. ``vae_slicing`` decodes the batch one
+    image at a time (diffusers ``enable_vae_slicing``): the VAE's activations are those of one image.
+    ``Memory.offloaded`` is the CPU memory the offloaded weights take. ``reading`` says which quantity
+    the total is (:data:`READINGS`): ``"nvidia-smi"`` (the default: what the card's memory must hold), ``"reserved"``
+    or ``"allocated"`` (what ``torch.cuda.max_memory_allocated`` reports, as most benchmark scripts print).
     """
     m = image_model(model)
     w, h, b, _ = _sizes(m, width, height, batch, None)
     offload = checks.choice(offload, "offload", OFFLOAD)
+    reading = checks.choice(reading, "reading", tuple(READINGS))
+    vae_slicing = checks.flag(vae_slicing, "vae_slicing")
     g = lookup_gpu(card, "card") if card is not None else None
     if offload == "auto" and g is None:
         raise ValueError(i18n.msg("offload='auto' keeps what fits on a card: give card=, or choose none, model or "
                                   "sequential"))  # fmt: skip
     fac = {**_engine_row(engine), **(factors or {})}
     wb = image_weights_bytes(m["name"], weights=weights, text_weights=text_weights)
-    lay = _layout(_cost(m, wb, g, w, h, b, offload), fac)
-    per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in lay["held"].items() if v}
+    lay = _layout(_cost(m, wb, g, w, h, b, offload, vae_slicing), fac)
+    per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in read(lay["held"], reading).items() if v}
     guidance = i18n.msg("classifier-free guidance") if m["guidance"] == "cfg" else i18n.msg("guidance-distilled")
     how = i18n.msg(_OFFLOAD_RULE[lay["mode"]])
     notes = (
@@ -307,15 +370,24 @@ def image_memory(
                  weights=weights or m["dtype"], text_weights=text_weights or m["dtype"]),
         i18n.msg("Activations: {denoiser:.0f} B per pixel per pass (denoiser) and {vae:.0f} B per pixel "
                  "(VAE decode), fitted for {engine} on published timings (data/image_engines.csv, "
-                 "benchmarks/fit_image.py).", denoiser=fac["act_bytes_per_px"], vae=fac["vae_bytes_per_px"],
+                 "benchmarks/fit_image.py).", denoiser=fac["act_bytes_per_channel"] * channels_per_pixel(m["name"]),
+                 vae=fac["vae_bytes_per_px"],
                  engine=fac["engine"]),
         i18n.msg("Offload '{mode}': {how} {gib:.1f} GiB of the denoiser does not fit and streams over PCIe each step.",
                  mode=i18n.Message(lay["mode"], context="offload"), how=how, gib=lay["streamed"] / GIB)
         if lay["streamed"] and lay["mode"] != "sequential"
         else i18n.msg("Offload '{mode}': {how}", mode=i18n.Message(lay["mode"], context="offload"), how=how),
+        i18n.msg("The total is {quantity}; the allocator reserve is {share:.0%} of the activations, fitted on the "
+                 "rows that measured it (data/image_engines.csv).", quantity=i18n.msg(READINGS[reading]),
+                 share=fac.get("reserve_frac") or 0.0),
     )  # fmt: skip
     offloaded = {COMPONENT_LABELS[k]: int(v) for k, v in lay["offloaded"].items()}
     return Memory(kind="image generation", per_gpu=per_gpu, parts=per_gpu, assumptions=notes, offloaded=offloaded)
+
+
+def read(held: Mapping[str, float], reading: str) -> dict[str, float]:
+    """The parts of a layout's ``held`` memory that a ``reading`` (:data:`READINGS`) sees."""
+    return {k: v for k, v in held.items() if k not in _NOT_IN[reading]}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -323,8 +395,32 @@ def image_memory(
 # ---------------------------------------------------------------------------------------------
 
 
+@functools.cache
+def _board_fractions() -> dict[str, float]:
+    """Measured FP16 matmul TFLOPS over the catalog's FP32-accumulate FP16 rate, per board (data/board_clocks.csv)."""
+    out = {}
+    for name, tflops in zip(*_table("board_clocks")[["gpu", "fp16_matmul_tflops"]].to_dict("list").values()):
+        card = lookup_gpu(name, "gpu")
+        out[card.name] = float(tflops) / float(card.fp16_tflops)
+    return out
+
+
+def board_fraction(card: str | GPU) -> tuple[float, bool]:
+    """The share of its datasheet Tensor rate a board sustains in a large FP16 matmul, and whether it was measured.
+
+    Measured boards (data/board_clocks.csv: torch.mm at 1024-10240, 30 iterations after 10 warm-up) range from
+    0.57 (the 72 W L4) and 0.65 (the 70 W T4) to 1.07 (GeForce boards boosting above the reference clock);
+    a board without a measurement gets the median of the measured ones.
+    """
+    g = lookup_gpu(card, "card")
+    known = _board_fractions()
+    if g.name in known:
+        return known[g.name], True
+    return float(pd.Series(list(known.values())).median()), False
+
+
 def _rate(card: GPU, fmt: str, dtype: str) -> tuple[float, str]:
-    """FLOP/s the matrix multiplies run at, and the precision named."""
+    """FLOP/s the matrix multiplies run at by the datasheet, and the precision named."""
     want = MATMUL.get(fmt, fmt if fmt in ("fp16", "bf16") else dtype)
     for p in (want, dtype, "fp16"):
         value = getattr(card, COMPUTE_COLUMN[p])
@@ -351,6 +447,7 @@ def image_seconds(
     batch: int = 1,
     engine: str = "diffusers",
     offload: str = "none",
+    vae_slicing: bool = False,
     factors: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Seconds to generate ``batch`` images with ``model`` on one ``card``, and what bounds each part.
@@ -364,7 +461,7 @@ def image_seconds(
     offload = checks.choice(offload, "offload", OFFLOAD)
     fac = {**_engine_row(engine), **(factors or {})}
     terms = time_terms(model, card, weights=weights, text_weights=text_weights, width=width, height=height,
-                       steps=steps, batch=batch, offload=offload)  # fmt: skip
+                       steps=steps, batch=batch, offload=offload, vae_slicing=vae_slicing)  # fmt: skip
     return timing(terms, fac)
 
 
@@ -379,6 +476,7 @@ def time_terms(
     steps: int | None = None,
     batch: int = 1,
     offload: str = "none",
+    vae_slicing: bool = False,
 ) -> dict[str, Any]:
     """The factor-free terms of :func:`image_seconds`: FLOPs, rates, bytes and the memory layout's inputs."""
     m = image_model(model)
@@ -390,6 +488,9 @@ def time_terms(
     flops = image_flops(m["name"], width=w, height=h)
     peak, precision = _rate(g, den_fmt, m["dtype"])
     peak16, _ = _rate(g, m["dtype"], m["dtype"])
+    # FP16 with FP16 accumulation: GeForce cards run it at twice the FP32-accumulate rate, the others at the same
+    acc16 = float(g.fp16_acc16_tflops or 0) * 1e12 if precision == "fp16" else 0.0
+    fraction, measured = board_fraction(g)
     return {
         "model": m["name"],
         "gpu": g.name,
@@ -397,14 +498,17 @@ def time_terms(
         "steps": s,
         "passes": PASSES[m["guidance"]],
         "flops": flops,
-        "peak": peak,
-        "peak16": peak16,
+        "peak": peak * fraction,
+        "peak16": peak16 * fraction,
+        "peak_acc16": max(acc16, peak) * fraction,
+        "board_fraction": fraction,
+        "board_measured": measured,
         "precision": precision,
         "bandwidth": g.bandwidth_gbs * 1e9 * float(lookup_engine("transformers").bw_16bit or 1),
         "pcie": _pcie_bytes_per_s(g),
         "weights": wb,
         "memory_bytes": g.memory_bytes,
-        "cost": _cost(m, wb, g, w, h, b, offload),
+        "cost": _cost(m, wb, g, w, h, b, offload, checks.flag(vae_slicing, "vae_slicing")),
     }
 
 
@@ -413,7 +517,8 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
     leaves out the sentences, for fitting)."""
     lay = _layout(terms["cost"], fac)
     b, passes, flops, wb = terms["batch"], terms["passes"], terms["flops"], terms["weights"]
-    peak, pcie = terms["peak"], terms["pcie"]
+    acc16 = bool(fac.get("fp16_accumulate")) and terms["peak_acc16"] > terms["peak"]
+    peak, pcie = terms["peak_acc16" if acc16 else "peak"], terms["pcie"]
     compute = passes * b * flops["denoiser_pass"] / (peak * fac["mfu"])
     memory = (wb["denoiser"] - lay["streamed"]) / terms["bandwidth"]
     stream = lay["streamed"] / pcie
@@ -436,7 +541,7 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
         "step_s": step,
         "it_per_s": 1 / step,
         "step_bound": bound,
-        "precision": terms["precision"],
+        "precision": terms["precision"] + ("-acc16" if acc16 else ""),
         "fits": held <= terms["memory_bytes"],
         "peak_gib": held / GIB,
     }
@@ -451,7 +556,7 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
                 batch=b,
                 tflop=flops["denoiser_pass"] / 1e12,
                 tflops=peak / 1e12,
-                precision=terms["precision"],
+                precision=terms["precision"] + (" FP16-accumulate" if acc16 else ""),
                 mfu=fac["mfu"],
                 compute_ms=compute * 1e3,
                 gb=wb["denoiser"] / 1e9,
@@ -474,5 +579,16 @@ def timing(terms: Mapping[str, Any], fac: Mapping[str, Any], *, explain: bool = 
             )
             if lay["streamed"]
             else i18n.msg("Offload '{mode}': {moved:.1f} GB cross PCIe per call at {pcie:.0f} GB/s.", **moved),
+            i18n.msg(
+                "Tensor rate: {share:.0%} of the datasheet's, as the board sustains in a large FP16 matmul "
+                "(data/board_clocks.csv).",
+                share=terms["board_fraction"],
+            )
+            if terms["board_measured"]
+            else i18n.msg(
+                "Tensor rate: {share:.0%} of the datasheet's, the median of the boards measured in a large FP16 "
+                "matmul (data/board_clocks.csv has no figure for this one).",
+                share=terms["board_fraction"],
+            ),
         )
     return out
