@@ -142,6 +142,17 @@ def _image_model(canon: str) -> dict[str, Any]:
     }
 
 
+def _check_factors(factors: object) -> dict[str, Any]:
+    """``factors`` (fitted image factors to use instead of the engine's): None or a mapping of factor names
+    to finite numbers, or a ValueError naming the argument and what it takes."""
+    if factors is None:
+        return {}
+    if not isinstance(factors, Mapping) or not all(isinstance(k, str) for k in factors):
+        raise ValueError(i18n.msg("factors must be a dict of factor names to numbers (as data/image_engines.csv "
+                                  "names them), not {value!r}", value=factors))  # fmt: skip
+    return {k: checks.number(v, f"factors[{k!r}]") for k, v in factors.items()}
+
+
 def _engine_row(engine: str) -> dict[str, Any]:
     return dict(_engine_rows()[checks.choice(engine, "engine", list(_engine_rows()))])
 
@@ -356,7 +367,7 @@ def image_memory(
     if offload == "auto" and g is None:
         raise ValueError(i18n.msg("offload='auto' keeps what fits on a card: give card=, or choose none, model or "
                                   "sequential"))  # fmt: skip
-    fac = {**_engine_row(engine), **(factors or {})}
+    fac = {**_engine_row(engine), **_check_factors(factors)}
     wb = image_weights_bytes(m["name"], weights=weights, text_weights=text_weights)
     lay = _layout(_cost(m, wb, g, w, h, b, offload, vae_slicing), fac)
     per_gpu = {COMPONENT_LABELS[k]: int(v) for k, v in read(lay["held"], reading).items() if v}
@@ -459,7 +470,7 @@ def image_seconds(
     ``factors`` overrides the engine's fitted ones (``benchmarks/fit_image.py`` uses it).
     """
     offload = checks.choice(offload, "offload", OFFLOAD)
-    fac = {**_engine_row(engine), **(factors or {})}
+    fac = {**_engine_row(engine), **_check_factors(factors)}
     terms = time_terms(model, card, weights=weights, text_weights=text_weights, width=width, height=height,
                        steps=steps, batch=batch, offload=offload, vae_slicing=vae_slicing)  # fmt: skip
     return timing(terms, fac)

@@ -105,3 +105,9 @@ def test_a_server_module_alone_still_gets_its_power_and_says_why_it_has_no_price
     build = hg.build_system("Ascend 910B", 1)
     assert build["power_w"] > 0 and build["psu_w"] > 0  # it was NaN
     assert "not sold as single cards" in str(build["notes"])
+
+
+@pytest.mark.parametrize("factors", [5, ["a"], pd.NA, {"denoise_eff": "fast"}])
+def test_image_factors_must_be_a_mapping_of_numbers(factors):
+    with pytest.raises(ValueError, match="factors"):
+        hg.image_seconds("SDXL 1.0 base", "RTX 4090", factors=factors)
