@@ -5,7 +5,7 @@
 
 The report gives, per kind of measurement, the median error in sample (factors fitted on all rows)
 and out of sample (each author's rows predicted by factors fitted without any of them): only the
-second is evidence. The physics is in hwguide/speed.py and the fitting in hwguide/fit.py.
+second is evidence. The physics is in hwguide/speed.py, the rows and the prediction in hwguide/fit.py, the fitting (scipy) in benchmarks/fitting.py.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import fitting  # noqa: E402
 
 import hwguide as hg  # noqa: E402
 from hwguide import fit  # noqa: E402
@@ -30,11 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     rows, skipped = fit.speed_rows()
     train = fit.fit_rows(rows)  # the held-out authors (data/holdout.csv) never reach a fit
-    factors = fit.fit_factors(train)
-    table = fit.engines_frame(factors, train, dt.date.today().isoformat())
+    factors = fitting.fit_factors(train)
+    table = fitting.engines_frame(factors, train, dt.date.today().isoformat())
     cols = ["engine", *fit.FACTORS]
     print(table[cols].to_string(index=False))
-    report = fit.cross_validate(rows)
+    report = fitting.cross_validate(rows)
     print()
     print(fit.summary(report).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     print(f"\n{len(train)} rows from {len({r.source for r in train})} authors fitted, "

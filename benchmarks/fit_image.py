@@ -5,7 +5,7 @@
 
 The report gives, for timings and for peak memory, the median error in sample (factors fitted on
 all rows) and out of sample (each author's rows predicted by factors fitted without any of them):
-only the second is evidence. The physics is in hwguide/image.py, the fitting in hwguide/imagefit.py.
+only the second is evidence. The physics is in hwguide/image.py, the fitting in benchmarks/image_fitting.py.
 """
 
 from __future__ import annotations
@@ -18,6 +18,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import image_fitting  # noqa: E402
 
 import hwguide as hg  # noqa: E402
 from hwguide import imagefit  # noqa: E402
@@ -29,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     rows = imagefit.image_rows()
-    factors = imagefit.fit_image_factors(rows)
+    factors = image_fitting.fit_image_factors(rows)
     table = hg.load_table("image_engines")
     today = dt.date.today().isoformat()
     for i, engine in table["engine"].items():
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         table.loc[i, "checked"] = today
     print(table[["engine", *imagefit.IMAGE_FACTORS]].to_string(index=False))
-    report = imagefit.cross_validate_images(rows)
+    report = image_fitting.cross_validate(rows)
     print()
     print(imagefit.image_summary(report).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
     by_source = (
@@ -70,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         hg.load_table("image_engines")  # what was written must load
         print(f"wrote {path}")
         report_path = hg.data_dir() / imagefit.IMAGE_CROSS_VALIDATION_FILE  # read by the notebooks, not recomputed
-        imagefit.cross_validate_images(imagefit.image_rows()).to_csv(report_path, index=False, lineterminator="\n",
+        image_fitting.cross_validate(imagefit.image_rows()).to_csv(report_path, index=False, lineterminator="\n",
                                                                      float_format="%.6g")  # fmt: skip
         print(f"wrote {report_path}")
     return 0

@@ -177,7 +177,7 @@ def validate(*, show: bool = True) -> pd.DataFrame:
     (signed, a fraction of the measured value, with the factors of data/engines.csv: in sample
     for speed rows, whose factors were fitted on them), ``hwguide_oos_err`` (out of sample: for
     speed rows, each author's rows estimated by factors fitted without any of them, see
-    :func:`hwguide.fit.cross_validate`; the memory math has no fitted factors, so it equals
+    ``benchmarks/fitting.py``'s ``cross_validate``; the memory math has no fitted factors, so it equals
     ``hwguide_err`` there) and the error of each rule of thumb. Excluded rows carry their reason.
     """
     from .fit import cross_validation, speed_rows

@@ -3,6 +3,7 @@
 import dataclasses
 import warnings
 
+import fitting
 import pytest
 
 import hwguide as hg
@@ -37,7 +38,7 @@ def test_the_fit_recovers_factors_it_made_the_data_with(rows):
     known = {**{f: v[0] for f, v in fit.FACTORS.items()}, "bw_16bit": 0.6, "step_us": 900.0, "prefill_mfu": 0.55}
     sample = [r for r in rows if r.kind != "training_gpu_hours"][::7]
     synthetic = [dataclasses.replace(r, engine="vllm", measured=fit.predict(r, known)) for r in sample]
-    fitted = fit.fit_factors(synthetic)["vllm"]
+    fitted = fitting.fit_factors(synthetic)["vllm"]
     errors = sorted(abs(fit.predict(r, fitted) / r.measured - 1) for r in synthetic)
     assert errors[len(errors) // 2] < 0.02
     for factor in ("bw_16bit", "bw_lowbit", "decode_mfu", "prefill_mfu"):  # step_us and layer_us trade off
@@ -45,11 +46,11 @@ def test_the_fit_recovers_factors_it_made_the_data_with(rows):
 
 
 def test_out_of_sample_estimates_never_see_their_own_source(rows):
-    report = fit.cross_validate(rows)
+    report = fitting.cross_validate(rows)
     assert len(report) == len(rows)
     source = "github.com/mlc-ai/llm-perf-bench"
     held = [r for r in rows if r.source == source]
-    without = fit.fit_factors([r for r in rows if r.source != source])
+    without = fitting.fit_factors([r for r in rows if r.source != source])
     for r in held[:5]:
         expected = fit.predict(r, without.get(r.engine, without[""]))
         assert report.set_index("id").loc[r.id, "out_of_sample"] == pytest.approx(expected)
@@ -122,7 +123,7 @@ def test_training_moe_counts_active_experts_and_runs_them_slower():
 
 def test_engines_csv_holds_what_the_fit_gives_today(rows):
     # the factors are fitted, not typed: benchmarks/fit.py on today's rows reproduces data/engines.csv
-    fitted = fit.fit_factors(fit.fit_rows(rows))  # the held-out authors never reach the fit
+    fitted = fitting.fit_factors(fit.fit_rows(rows))  # the held-out authors never reach the fit
     table = hg.engines().set_index("engine")
     for name, factors in fitted.items():
         row = table.loc[name or "other"]
@@ -133,7 +134,7 @@ def test_engines_csv_holds_what_the_fit_gives_today(rows):
 
 
 def test_an_engine_version_borrows_from_its_family():
-    from hwguide.fit import _parent
+    from fitting import _parent
 
     pairs = [("", "layer_us"), ("transformers", "layer_us"), ("transformers-4.3x", "layer_us")]
     assert _parent(("transformers-4.3x", "layer_us"), pairs) == ("transformers", "layer_us")
