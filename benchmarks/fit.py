@@ -5,7 +5,8 @@
 
 The report gives, per kind of measurement, the median error in sample (factors fitted on all rows)
 and out of sample (each author's rows predicted by factors fitted without any of them): only the
-second is evidence. The physics is in hwguide/speed.py, the rows and the prediction in hwguide/fit.py, the fitting (scipy) in benchmarks/fitting.py.
+second is evidence. The physics is in hwguide/speed.py, the rows and the prediction in
+hwguide/fit.py, the fitting (scipy) in benchmarks/fitting.py.
 """
 
 from __future__ import annotations
