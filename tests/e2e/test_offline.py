@@ -14,6 +14,6 @@ def test_the_app_asks_no_other_host(new_page, voila_url, external_requests):
     page.on("requestfailed", lambda request: failed.append(request.url))
     page.goto(voila_url, timeout=90_000)
     page.wait_for_selector(".hwguide-calc-planner .hwguide-output", timeout=90_000)
-    page.wait_for_timeout(2_000)  # late requests (fonts, lazy scripts) too
+    page.wait_for_load_state("networkidle", timeout=90_000)  # late requests (fonts, lazy scripts) too
     assert external_requests[before:] == [] and failed == []
     page.close()
