@@ -1233,7 +1233,7 @@ def training_time(
         assumptions.append(_layout_message(layout, context, parts, training_factors(eng, precision)))
         assumptions.append(i18n.msg("A whole run spends {goodput:.0%} of its GPU time in training steps ({engine}'s "
                                     "fitted goodput: failures and restarts, checkpoints and evaluation take the rest; "
-                                    "Llama 3 reported over 90% on 16k GPUs).", goodput=goodput,
+                                    "Llama 3 reported over 90% on 16,384 GPUs).", goodput=goodput,
                                     engine=eng.name))  # fmt: skip
     assumptions.append(
         i18n.msg("Energy: GPU-hours × {tdp:.0f} W TDP; host, network and cooling (PUE) not included.", tdp=g.tdp_w)
