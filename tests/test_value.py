@@ -108,8 +108,9 @@ def test_exchange_rates_are_the_cfets_central_parity_of_the_day():
 
 def test_a_date_before_every_rate_or_price_is_answered_not_crashed():
     assert hg.cny_per("USD", dt.date(2000, 1, 1))[1] == hg.exchange_rates()["date"].min()  # the earliest rate
-    early = value_ranking("inference", currency="CNY", as_of="2015-01-01")  # before every price
-    assert early["price"].isna().all() and set(early["price_kind"]) <= {"no price", "no server price"}
+    # a day before every price would price nothing: a clear error naming the span (issue 29), not an empty table
+    with pytest.raises(ValueError, match="as_of='2015-01-01': prices are on record from"):
+        value_ranking("inference", currency="CNY", as_of="2015-01-01")
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
