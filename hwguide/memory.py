@@ -448,15 +448,14 @@ def _apply_reading(
 ) -> None:
     """Add the runtime parts a ``reading`` sees to ``per_gpu`` and say which quantity the total is."""
     eng = run.engine
-    per_gpu["allocator_reserve"] = reserve + (eng.reserve_mib or 0.0) * MIB if eng.allocator == "pytorch" else 0.0
-    # a measured context (cuda_context_mib=) is read as everything outside the allocator: no workspace on top
-    per_gpu["workspace"] = 0.0 if run.measured else (eng.workspace_mib or 0.0) * MIB
+    added = {
+        "allocator_reserve": reserve + (eng.reserve_mib or 0.0) * MIB if eng.allocator == "pytorch" else 0.0,
+        # a measured context (cuda_context_mib=) is read as everything outside the allocator: no workspace on top
+        "workspace": 0.0 if run.measured else (eng.workspace_mib or 0.0) * MIB,
+    }
+    per_gpu.update({part: size for part, size in added.items() if size > 0})  # a part of nothing is not shown
     for part in _NOT_IN[reading]:
         per_gpu.pop(part, None)
-    if not per_gpu.get("allocator_reserve", 1):
-        per_gpu.pop("allocator_reserve")
-    if not per_gpu.get("workspace", 1):
-        per_gpu.pop("workspace")
     notes.append(i18n.msg("The total is {quantity}.", quantity=i18n.msg(READINGS[reading])))
     if "allocator_reserve" in per_gpu:
         notes.append(i18n.msg("Allocator reserve, {gib:.2f} GiB: PyTorch's caching allocator keeps freed blocks for "
