@@ -9,6 +9,7 @@ import types
 
 import psutil
 import pytest
+from servers import RUNAWAY_S, free_port
 
 import hwguide as hg
 from hwguide import course
@@ -51,11 +52,7 @@ def test_check_says_how_many_students_and_what_a_class_needs(capsys):
 
 
 def test_ctrl_c_stops_the_server_and_every_kernel():
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     app = subprocess.Popen(
         [sys.executable, "-m", "hwguide", "app", "--students", "1", "--port", str(port)],
         cwd=course.ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
@@ -71,7 +68,7 @@ def test_ctrl_c_stops_the_server_and_every_kernel():
     started = psutil.Process(app.pid).children(recursive=True)
     assert sum("ipykernel" in " ".join(p.cmdline()) for p in started) == 2
     app.send_signal(signal.SIGINT)
-    rest = app.communicate(timeout=120)[0]
+    rest = app.communicate(timeout=RUNAWAY_S)[0]  # waits for the app to end; the guard only stops a hang
     assert app.returncode == 0 and "stopped: the server and its kernels" in rest
     assert not [p for p in started if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
 

@@ -40,14 +40,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from servers import RUNAWAY_S
 
 import hwguide as hg
 
-# Hang guards, not speed targets (speed is measured in benchmarks/): a call must return, and a loaded
-# machine must not fail the suite.
-# Not a speed target (speed is measured in benchmarks/speed.py): a call still running after this long is
-# stopped, so that a runaway loop fails its test instead of stalling the suite, even on a loaded machine.
-HANG_S = 300.0
+# A hang guard, not a speed target (speed is measured in benchmarks/speed.py): a call still running after this
+# long is stopped, so that a runaway loop fails its test instead of stalling the suite, even on a loaded machine.
+HANG_S = RUNAWAY_S
 ALLOWED = (ValueError, LookupError)
 LOOKUP_WORDS = ("card", "cards", "gpu", "model", "name", "engine", "reference")
 

@@ -7,17 +7,15 @@ Set HWGUIDE_CHROMIUM to use another binary.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from servers import free_port, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
@@ -33,44 +31,6 @@ def _chromium() -> str | None:
         if found:
             return found
     return None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(command: list[str], port: int, ready_path: str = "/", timeout: float = 90,
-          env: dict[str, str] | None = None) -> Iterator[str]:  # fmt: skip
-    """Run a server until the block ends, whatever happens; yield its base URL once it answers."""
-    import urllib.request
-
-    log = open(os.devnull, "w")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with code {proc.returncode}: {' '.join(command)}")
-            try:
-                urllib.request.urlopen(url + ready_path, timeout=2)  # noqa: S310 - loopback only
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"server did not answer on {url} within {timeout} s") from None
-                time.sleep(0.5)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.fixture(scope="session")
@@ -131,7 +91,7 @@ def voila_url() -> Iterator[str]:
     # outlasts the page's patience), and serve the app's template and settings without the preheated
     # pool: each test page load runs its own kernel, and a reload never waits for a refill
     subprocess.run([sys.executable, "-c", "import hwguide, hwguide.widgets, hwguide.charts"], check=True, timeout=300)
-    port = _free_port()
+    port = free_port()
     command, env = app_command(port=port, ip="127.0.0.1", pool=0)  # `python -m hwguide app --pool 0`
     with serve(command, port, "/", env=env) as url:
         yield url
@@ -168,7 +128,7 @@ def voila_zh_url() -> Iterator[str]:
     pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
     from hwguide.course import app_command
 
-    port = _free_port()
+    port = free_port()
     command, env = app_command(port=port, ip="127.0.0.1", pool=0, lang="zh")
     with serve(command, port, "/", env=env) as url:
         yield url
@@ -189,7 +149,7 @@ def lab_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = dict(os.environ)
     env["JUPYTERLAB_SETTINGS_DIR"] = str(root.parent / "lab-settings")
     env["JUPYTERLAB_WORKSPACES_DIR"] = str(root.parent / "lab-workspaces")
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", f"--port={port}", "--ServerApp.ip=127.0.0.1",
                "--IdentityProvider.token=", "--ServerApp.password=", "--allow-root", "--LabApp.news_url=",
                "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

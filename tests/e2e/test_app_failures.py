@@ -10,11 +10,11 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture(scope="module")
 def broken_url():
     pytest.importorskip("voila", reason="Voilà is not installed (pip install voila)")
-    from conftest import _free_port, serve
+    from servers import free_port, serve
 
     from hwguide.course import app_command
 
-    port = _free_port()
+    port = free_port()
     # a page of two calculators whose second cell raises: the server sends one widget and an error
     command, env = app_command(port=port, ip="127.0.0.1", pool=0, notebook="tests/e2e/broken_calculators.ipynb")
     with serve(command, port, "/", env=env) as url:
