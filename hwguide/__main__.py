@@ -136,7 +136,7 @@ def _app(args: argparse.Namespace) -> int:
     import signal
     import subprocess
 
-    from .course import ROOT, app_command, capacity
+    from .course import ROOT, app_command, capacity, pool_needs
 
     i18n.set_language(args.lang)
     room = capacity(args.students)
@@ -152,13 +152,12 @@ def _app(args: argparse.Namespace) -> int:
     command, env = app_command(port=args.port, ip=args.ip, pool=args.pool, students=args.students, lang=args.lang)
     pool = int(env["HWGUIDE_STUDENTS"])
     if pool:
-        need = capacity(max(pool * 10 // 11, 1))
+        need_gib, prepare_s = pool_needs(pool, room["cores"])
         print(i18n.msg("preparing {pool} kernels: about {need:.1f} GiB of memory ({free:.1f} GiB free) and about "
                        "{prepare:.0f} s on {cores} cores; wait for the line 'hwguide: ready' before the class opens "
-                       "the page.", pool=pool, need=pool * need["memory_need_gib"] / need["pool"],
-                       free=need["memory_gib"], prepare=pool * need["prepare_s"] / need["pool"],
-                       cores=need["cores"]), flush=True)  # fmt: skip
-        if pool * need["memory_need_gib"] / need["pool"] > need["memory_gib"]:
+                       "the page.", pool=pool, need=need_gib, free=room["memory_gib"], prepare=prepare_s,
+                       cores=room["cores"]), flush=True)  # fmt: skip
+        if need_gib > room["memory_gib"]:
             print(i18n.msg("warning: that is more memory than this machine has free; python -m hwguide app --check "
                            "says how many students it holds"), file=sys.stderr, flush=True)  # fmt: skip
     print(i18n.msg("serving the calculators on {url} (Ctrl-C stops)", url=f"http://{args.ip}:{args.port}/"), flush=True)

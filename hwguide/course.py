@@ -293,9 +293,15 @@ def capacity(students: int | None = None) -> dict[str, Any]:
     fits = max(min(by_memory, by_cores), 0)
     wanted = checks.whole(students, "students", high=1000) if students is not None else max(fits, 1)
     pool = students_pool(wanted)
+    need_gib, prepare_s = pool_needs(pool, cores)
     return {"memory_gib": memory, "cores": cores, "by_memory": by_memory, "by_cores": by_cores, "students": fits,
-            "asked": wanted, "pool": pool, "memory_need_gib": pool * KERNEL_MIB / 1024,
-            "prepare_s": pool * KERNEL_CPU_S / cores}  # fmt: skip
+            "asked": wanted, "pool": pool, "memory_need_gib": need_gib, "prepare_s": prepare_s}  # fmt: skip
+
+
+def pool_needs(pool: int, cores: int) -> tuple[float, float]:
+    """What ``pool`` preheated kernels take: GiB of memory, and seconds to start them and run the notebook on
+    ``cores`` cores (:data:`KERNEL_MIB`, :data:`KERNEL_CPU_S`)."""
+    return pool * KERNEL_MIB / 1024, pool * KERNEL_CPU_S / max(cores, 1)
 
 
 def app_command(*, port: int = 8866, ip: str = "127.0.0.1", pool: int | None = None, students: int | None = None,

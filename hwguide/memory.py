@@ -411,7 +411,7 @@ READINGS = {
 #: (c10/cuda/CUDACachingAllocator.cpp: kMinLargeAlloc = 10485760, kRoundLarge = 2097152).
 ROUND_ABOVE, ROUND_TO = 10 * MIB, 2 * MIB
 #: Parts a reading leaves out: "allocated" is tensors only, "reserved" adds the allocator's reserve.
-_NOT_IN = {
+LEFT_OUT_BY_READING = {
     "nvidia-smi": (),
     "reserved": ("cuda_context", "cuda_graphs", "workspace"),
     "allocated": ("cuda_context", "cuda_graphs", "workspace", "allocator_reserve"),
@@ -454,7 +454,7 @@ def _apply_reading(
         "workspace": 0.0 if run.measured else (eng.workspace_mib or 0.0) * MIB,
     }
     per_gpu.update({part: size for part, size in added.items() if size > 0})  # a part of nothing is not shown
-    for part in _NOT_IN[reading]:
+    for part in LEFT_OUT_BY_READING[reading]:
         per_gpu.pop(part, None)
     notes.append(i18n.msg("The total is {quantity}.", quantity=i18n.msg(READINGS[reading])))
     if "allocator_reserve" in per_gpu:

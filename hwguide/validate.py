@@ -25,7 +25,7 @@ from .architecture import param_count
 from .catalog import load_table, lookup_engine, model
 from .fit import SPEED_KINDS, parse_args
 from .gguf import gguf_file_bytes
-from .memory import _NOT_IN, finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
+from .memory import LEFT_OUT_BY_READING, finetune_memory, inference_memory, is_gguf, training_memory, weights_bytes
 
 __all__ = ["RULES", "UNITS", "estimate", "validate"]
 
@@ -64,7 +64,7 @@ def _pick(mem: Any, compares: str, scope: str, decode: bool = True) -> float:
         parts = {k: v for k, v in parts.items() if k != "kv_copy"}
     if compares in ("weights", "kv_cache", "activations"):
         return float(parts[compares])
-    leave_out = {"allocated+non-torch": ("allocator_reserve",), **_NOT_IN}.get(compares, ())
+    leave_out = {"allocated+non-torch": ("allocator_reserve",), **LEFT_OUT_BY_READING}.get(compares, ())
     return float(sum(v for k, v in parts.items() if k not in leave_out))
 
 
