@@ -39,6 +39,7 @@ import pandas as pd
 from . import checks, i18n
 from .catalog import GPU, _keys, _plain, _table, data_dir, lookup_engine, lookup_gpu, resolve
 from .i18n import N_
+from .memory import check_reading
 from .result import GIB, Memory
 from .speed import COMPUTE_COLUMN, _links
 
@@ -85,7 +86,8 @@ PASSES = {"cfg": 2, "distilled": 1}
 # The component names of an image run's Memory (codes; their words are the catalog's, context "component").
 COMPONENT_LABELS = {"text": "text encoders", "denoiser": "denoiser", "vae": "VAE", "activations": "activations",
                     "reserve": "allocator reserve", "context": "CUDA context"}  # fmt: skip
-# What a reader compares an image run's memory with (the ``reading`` argument), and the parts it leaves out.
+# What a reader compares an image run's memory with (the ``reading`` argument: the names of memory.READINGS), in
+# the image model's words (it counts no library memory beyond the context), and the parts each reading leaves out.
 READINGS = {
     "nvidia-smi": N_("what nvidia-smi shows for the process: the tensors, PyTorch's allocator reserve and the "
                      "CUDA context"),
@@ -361,7 +363,7 @@ def image_memory(
     m = image_model(model)
     w, h, b, _ = _sizes(m, width, height, batch, None)
     offload = checks.choice(offload, "offload", OFFLOAD)
-    reading = checks.choice(reading, "reading", tuple(READINGS))
+    reading = check_reading(reading)  # the same three readings as the LLM memory functions
     vae_slicing = checks.flag(vae_slicing, "vae_slicing")
     g = lookup_gpu(card, "card") if card is not None else None
     if offload == "auto" and g is None:
